@@ -6,20 +6,18 @@ const MAX = 600;
 /** Its plugin's explanation (never raw stream-json), else its answer text if it parses, else its last lines. */
 export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): string {
   const explained = agent.explainFailure?.(stdout, stderr)?.trim() ?? '';
-  if (explained !== '') return explained.length > MAX ? `${explained.slice(0, MAX)}…` : explained;
-  const said: string[] = [];
-  try {
-    const text = agent.parseAnswer(stdout).text.trim();
-    if (text !== '') said.push(text);
-  } catch {
-    const out = jsonWords(stdout) ?? lastLines(stdout);
-    if (out !== '') said.push(out);
-  }
   const notSupervisor = stderr.split('\n').filter((l) => !/^supervise\[/.test(l));
   const err = lastLines(notSupervisor.join('\n'));
-  if (err !== '') said.push(err);
-  const words = said.join('\n');
+  const words = explained || [outWords(agent, stdout), err].filter((w) => w !== '').join('\n');
   return words.length > MAX ? `${words.slice(0, MAX)}…` : words;
+}
+
+function outWords(agent: AgentPlugin, stdout: string): string {
+  try {
+    return agent.parseAnswer(stdout).text.trim();
+  } catch {
+    return jsonWords(stdout) ?? lastLines(stdout);
+  }
 }
 
 // A JSON result line the plugin takes as no answer (claude's `is_error`): its `result`, `error` or `message`.

@@ -17,7 +17,6 @@ export const BAIL_CLASSES = {
   'agent-failed': 'system',
 } as const satisfies Record<string, 'process' | 'system'>;
 
-/** Bail causes (CONTRACT section 9), each with its class above. */
 export type BailCause = keyof typeof BAIL_CLASSES;
 
 export const bailClass = (cause: BailCause): 'process' | 'system' => BAIL_CLASSES[cause];
@@ -26,7 +25,6 @@ export const bailClass = (cause: BailCause): 'process' | 'system' => BAIL_CLASSE
 export class Bail extends Error {
   constructor(
     readonly bailCause: BailCause,
-    /** The whole narration: what happened and, for needs-user, the whole question. */
     readonly narration: string,
     /** What the stages it left gathered before the throw (the result keeps it); filled on its way out by `carrying`. */
     readonly gathered: Gathered = NOTHING,

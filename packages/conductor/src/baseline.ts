@@ -34,7 +34,6 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
 
 /** The trees whose suite passed with this run's test command, as the event log's `suite` events of this issue say. */
 export async function passedTreesOfLog(run: Preflighted): Promise<string[]> {
-  // The event schemas (zod) are loaded only by a resumed run: a first start needs none.
   const { readEvents } = await import('@leap/core/schemas');
   const trees = new Set<string>();
   for (const { event } of readEvents(run.paths.events)) {

@@ -25,11 +25,8 @@ export interface ConductorSetup {
   revisions: number;
   planText: { text: string; file: string } | null;
   progress: (line: string) => void;
-  /** Lines said after the run's own last line (the notify command's outcome): the bin's stderr. */
   warn: (line: string) => void;
-  /** The pid of the conductor that held the run before, when it died without ending it. */
   deadConductor: number | null;
-  /** Given now, else recorded at the first start; written to the run file. */
   recorded: RecordedOptions;
   testGlobs: RegExp[];
   /** leap.config.json's values under `recorded`: what the run goes by. */
@@ -44,6 +41,10 @@ export interface ConductorSetup {
 export class RunBase {
   readonly paths: StatePaths;
   readonly branch: string;
+  readonly issue: number;
+  readonly root: string;
+  readonly ledgerFile: string;
+  readonly ledgerRel: string;
 
   /** Until preflight pins the run, `skillCommit` (its events') is '' and `env` (all it starts, calls) the setup's. */
   constructor(
@@ -53,29 +54,16 @@ export class RunBase {
   ) {
     this.paths = statePaths(setup.stateDir);
     this.branch = `leap/issue-${setup.issue}`;
-  }
-
-  get issue(): number {
-    return this.setup.issue;
-  }
-
-  get root(): string {
-    return this.setup.root;
-  }
-
-  get ledgerFile(): string {
-    return this.paths.ledger(this.setup.issue);
-  }
-
-  get ledgerRel(): string {
-    return relative(this.root, this.ledgerFile);
+    this.issue = setup.issue;
+    this.root = setup.root;
+    this.ledgerFile = this.paths.ledger(setup.issue);
+    this.ledgerRel = relative(setup.root, this.ledgerFile);
   }
 
   context(step: string | null): EventContext {
     return { issue: this.issue, step, skillCommit: this.skillCommit === '' ? null : this.skillCommit };
   }
 
-  /** One line for the person watching, and the same on the issue's thread. */
   async say(text: string): Promise<void> {
     this.setup.progress(text);
     try {
@@ -85,7 +73,6 @@ export class RunBase {
     }
   }
 
-  /** An event of the run; `step`: the step it is about (the one in flight), or null. */
   event(
     kind: 'bail' | 'stop' | 'mark' | 'tick' | 'fallover' | 'verdict',
     fields: Record<string, unknown>,
@@ -101,7 +88,6 @@ export class RunBase {
     return rel === null || rel.startsWith('..') ? null : rel;
   }
 
-  /** Tick each open criterion `due` names on the tracker: an event and a line each. */
   async tickCriteria(due: (criterion: number) => boolean, step: string | null): Promise<void> {
     const { tracker } = this.setup;
     for (const c of (await tracker.readIssue(this.issue)).criteria) {
@@ -136,7 +122,6 @@ export class RunBase {
   }
 }
 
-/** The run's git, and the HEAD service it makes forget HEAD before every command that can move it. */
 export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<{ git: Git; heads: HeadCache }> {
   let git: Git | null = null;
   const heads = new HeadCache(root, env, () => (git as Git).out(['log', '-1', '--format=%H%x00%s']));
@@ -144,10 +129,8 @@ export async function openRunGit(root: string, env: NodeJS.ProcessEnv): Promise<
   return { git, heads };
 }
 
-/** The run once preflight passed: the setup and what preflight learned, nothing assigned after. */
 export class Preflighted extends RunBase {
   readonly git: Git;
-  /** HEAD's commit and subject, read once until something may have moved it (head-cache.ts). */
   readonly heads: HeadCache;
   readonly testCmd: string;
 
@@ -161,7 +144,6 @@ export class Preflighted extends RunBase {
 
 /** The read-only context every phase is given; what a run gathers is returned, its journal is `RunProgress`. */
 export class RunContext extends Preflighted {
-  /** Agents whose vendor ran dry in this process (launch.ts's `fallOver`): every later launch takes the next one. */
   readonly dry: DryAgents = new Map();
 
   constructor(
@@ -212,7 +194,6 @@ export function freshJournal(
   };
 }
 
-/** The leaf name of a phase attempt (section 4): `develop-green`, then `develop-green-2` for the first revision. */
 export function developLeafName(phase: Phase, attempt: number): string {
   return attempt === 1 ? `develop-${phase}` : `develop-${phase}-${attempt}`;
 }

@@ -32,9 +32,7 @@ export function testCommandCandidates(root: string): { command: string; because:
         const manager = lock === undefined ? 'npm' : lock === 'yarn.lock' ? 'yarn' : 'pnpm';
         add(`${manager} test`, `package.json has a "test" script${lock === undefined ? '' : ` (${lock})`}`);
       }
-    } catch {
-      // A package.json that is not JSON suggests nothing.
-    }
+    } catch {}
   }
   const makefile = ['Makefile', 'makefile', 'GNUmakefile']
     .map((name) => read(join(root, name)))
@@ -58,7 +56,6 @@ export function testCommandCandidates(root: string): { command: string; because:
   return found;
 }
 
-/** Decide the test command: `--test-cmd`, else VERI_TEST_CMD, else the one candidate the project suggests. */
 export function chooseTestCommand(root: string, given: string | undefined, env: NodeJS.ProcessEnv): TestCommandChoice {
   if (given !== undefined && given.trim() !== '') return { kind: 'found', command: given, source: '--test-cmd' };
   const fromEnv = env.VERI_TEST_CMD;

@@ -49,14 +49,12 @@ export async function resumeLeaf(p: PhaseRun): Promise<LeafActivity | null> {
   return resumed?.activity ?? null;
 }
 
-/** The ready stage: one launch of the developer leaf; its activity is what this process watched of it. */
 export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; activity: LeafActivity | null }> {
   const { ctx, progress, step, phase, index } = p;
   const j = progress.journal;
   const name = developLeafName(phase, j.attempt);
   // A first attempt starts from HEAD's tree; a revision from the attempts before it, as collect staged them.
   j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
-  // The state folder's bytes HEAD lacks (a user's issue file, notes): the leaf's undo puts them back.
   j.state_before = await snapshotStateFolder(ctx);
   const developer = agentFor(ctx, 'developer');
   j.developer_family = developer.agent.family;
@@ -81,7 +79,6 @@ export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; ac
   }
   try {
     if (end.kind === 'ok') {
-      // The honest way out: a last line {"blocked": "REASON"} stops the step, no revision spent, every commit kept.
       const blocked = blockedReason(end.result.answer?.text ?? end.result.stdout);
       if (blocked !== null) throw blockedBail(`The developer leaf ${name}`, index, step, blocked);
       // Not saved: the journal's `leaf` and a newer exit file 0 already say `developed` to a resumed run.
@@ -89,7 +86,6 @@ export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; ac
       return { gathered: end.gathered, activity };
     }
     if (end.kind === 'dry') {
-      // Its vendor ran dry: the next developer of the list takes the leaf from where it began, no revision spent.
       await fallOver(ctx, 'developer', developer, name, end.dry, step.title);
     } else {
       const how = end.status === 'killed-timeout' ? 'killed at its time limit' : 'killed as stuck';
@@ -119,11 +115,8 @@ export function blockedBail(who: string, index: number, step: LedgerStep, reason
 }
 
 function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
-  try {
-    return statSync(ctx.paths.exit(leaf)).mtimeMs >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
-  } catch {
-    return false;
-  }
+  const at = statSync(ctx.paths.exit(leaf), { throwIfNoEntry: false })?.mtimeMs;
+  return at !== undefined && at >= (startedAt ?? Number.POSITIVE_INFINITY) - 1000;
 }
 
 // Back to the leaf's start: its work kept in an attempt ref (not what it did not write), then the journal's `tree`.
@@ -146,7 +139,6 @@ async function restoreLeafStart({ ctx, progress, step, phase }: PhaseRun, work: 
 export async function collect({ ctx, progress, step, phase }: PhaseRun, work: LeafWork): Promise<Gathered> {
   const base = progress.journal.phase_base as string;
   const ref = `refs/heads/${ctx.branch}`;
-  // The state folder is inside the repository here: the plan commit holds its ledger.
   const known = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
   const { sha, on } = known.head as { sha: string; on: string };
   if (on !== ref) {

@@ -13,19 +13,16 @@ export interface Git {
   readonly cwd: string;
 }
 
-/** One process per call: zx's `$` added a bash before each, doubling the conductor's own share of a run. */
 export async function createGit(
   cwd: string,
   env: NodeJS.ProcessEnv,
   before?: (args: readonly string[]) => void,
 ): Promise<Git> {
-  const git = (async (args: readonly string[], options = {}) => {
+  const git = async (args: readonly string[], options = {}) => {
     before?.(args);
     return runGit(args, { cwd, env, exitCode: GIT_FAILURE_EXIT, ...options });
-  }) as Git;
-  git.out = async (args) => (await git(args)).stdout.trim();
-  (git as { cwd: string }).cwd = cwd;
-  return git;
+  };
+  return Object.assign(git, { cwd, out: async (args: readonly string[]) => (await git(args)).stdout.trim() });
 }
 
 /** As `git log -1 --format=%H%x00%s` prints it (this run's commits are loose); null when only git can say for sure. */
@@ -86,23 +83,21 @@ function gitElsewhere(env: NodeJS.ProcessEnv, gitDir: string): boolean {
 
 /** Its loose file, else its line in packed-refs; null when neither has it; throws when the files cannot say. */
 function refSha(gitDir: string, ref: string): string | null {
-  let loose: string | null = null;
-  try {
-    loose = readFileSync(join(gitDir, ref), 'latin1');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
+  const loose = readIfThere(join(gitDir, ref));
   if (loose !== null) {
     if (!/^[^\n]*\n$/.test(loose)) throw new Error(`${ref}: not one line`);
     return loose.slice(0, -1);
   }
-  let packed: string;
+  const packed = readIfThere(join(gitDir, 'packed-refs'))?.split('\n');
+  const line = packed?.find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
+  return line === undefined ? null : line.slice(0, line.indexOf(' '));
+}
+
+function readIfThere(file: string): string | null {
   try {
-    packed = readFileSync(join(gitDir, 'packed-refs'), 'latin1');
+    return readFileSync(file, 'latin1');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const line = packed.split('\n').find((l) => l.endsWith(` ${ref}`) && !l.startsWith('#') && !l.startsWith('^'));
-  return line === undefined ? null : line.slice(0, line.indexOf(' '));
 }

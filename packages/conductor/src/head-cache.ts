@@ -3,10 +3,7 @@ import { headFromFiles } from './git.js';
 
 const MOVING = new Set(['commit', 'reset', 'checkout', 'symbolic-ref', 'update-ref', 'read-tree', 'rebase', 'merge']);
 
-export interface KnownHead {
-  sha: string;
-  subject: string | null;
-}
+export type KnownHead = { sha: string; subject: string | null };
 
 export class HeadCache {
   private known: KnownHead | null = null;
@@ -23,7 +20,6 @@ export class HeadCache {
     this.known = null;
   }
 
-  /** Before a git command: forget HEAD when it can move it. */
   beforeGit(args: readonly string[]): void {
     if (MOVING.has((args[0] === '-c' ? args[2] : args[0]) ?? '')) this.invalidate();
   }

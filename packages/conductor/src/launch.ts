@@ -53,7 +53,6 @@ function idleLimit(setup: ConductorSetup): { value: string; source: string } {
 function timeLimit(run: RunBase): { value: string; source: string } {
   const { timeout } = run.setup.effective;
   if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  // Else as each leaf's supervisor reads it (core's readTimeLimit); a value it would refuse is said so.
   let limit: TimeLimit;
   try {
     limit = readTimeLimit(run.paths.dir, run.issue, run.env);
@@ -88,7 +87,6 @@ function nextAgent(
   developerFamily: string | undefined,
 ): { next: RoleAgent | null; avoid: string | null } {
   const { agents } = ctx.setup;
-  // The verifier avoids the journal's developer family (a resumed run's too), else that of the developer now.
   const avoid =
     role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
   return { next: currentAgent(agents, ctx.dry, role, avoid), avoid };
@@ -127,7 +125,6 @@ export async function fallOver(
       ? `no ${role} agent is left to take the leaf`
       : `${next.name} takes the leaf (not counted as a revision)`;
   await ctx.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
-  // None left: agentFor throws the bail that names every agent's cause.
   return next ?? agentFor(ctx, role, developerFamily);
 }
 
@@ -145,11 +142,9 @@ export async function launchAgentLeaf(
 ): Promise<Launched<LeafEnd>> {
   await ctx.checkStop(where);
   const offset = eventsSize(ctx);
-  // The leaf counts from here: whatever its end, the result's leaves include it.
   const ran = gather({ leaves: 1 });
   try {
     const env = leafEnv(ctx, step, phase, attempt);
-    // The agent's readiness was checked once, in preflight.
     const result = await runAgentLeaf({
       name,
       agent: chosen.agent,
@@ -161,13 +156,9 @@ export async function launchAgentLeaf(
       sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env, name),
     });
     ctx.heads.invalidate();
-    // The supervisor's status line, where a launch line's `2> NAME.err` would have put it.
     try {
       appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`);
-    } catch {
-      // The state folder went away; the result stands.
-    }
-    // A runner that appended no usage event gets one here, so the cost budget sees every leaf.
+    } catch {}
     if (!hasUsageSince(ctx.paths.events, offset, name))
       appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
     checkCost(ctx);
@@ -189,7 +180,6 @@ export function classify(
 ): Exclude<LeafEnd, { kind: 'ok' }> | null {
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
-  // A vendor that ran dry is no failure of the agent's: the next agent of the role's list takes the leaf.
   if (kind === 'failed' && result.dry !== null) return { kind: 'dry', dry: result.dry };
   if (kind === 'missing' || (kind === null && status === 'failed-start')) {
     throw new Bail(
@@ -238,24 +228,16 @@ export function onceEach(texts: (string | null | undefined)[]): string {
   return kept.join('\n');
 }
 
-/** `the developer agent "claude"`, or `the developer agent` when the agent is named after its role. */
 function agentLabel(role: string, name: string): string {
   return name === role ? `${role} agent` : `${role} agent ${JSON.stringify(name)}`;
 }
 
-// The mode a stopped leaf names: the request's (core's reader), at-leaf when it is gone or unreadable.
 function stopMode(ctx: RunContext): string {
   const request = readStopRequest(ctx.paths.stop);
   return request.kind === 'requested' && request.mode !== 'at-ledger' ? request.mode : 'at-leaf';
 }
 
-export function eventsSize(ctx: RunContext): number {
-  try {
-    return statSync(ctx.paths.events).size;
-  } catch {
-    return 0;
-  }
-}
+export const eventsSize = (ctx: RunContext): number => statSync(ctx.paths.events, { throwIfNoEntry: false })?.size ?? 0;
 
 export function checkCost(ctx: RunContext): void {
   const max = ctx.setup.effective.maxCost;

@@ -8,24 +8,17 @@ import { NOTHING, gather, merge, type Gathered } from './gathered.js';
 import { fallOver, type Launched } from './launch.js';
 import { runVerification } from './verification.js';
 import type { Phase } from './prompts.js';
-import { dirtyPaths } from './state-folder.js';
+import { dirtyPaths, stagedChanges } from './state-folder.js';
 import type { LeafActivity } from './user-writes.js';
 
-export interface PhaseStart {
-  /** Trees whose suite passed in this process: red's verification does not run the suite on one again. */
-  passedTrees: readonly string[];
-  /** Whether this process has looked for changes the run did not make (preflight did, or a phase before). */
-  treeChecked: boolean;
-}
-
+export type PhaseStart = { passedTrees: readonly string[]; treeChecked: boolean };
 export type PhaseEnd = { gathered: Gathered; treeChecked: boolean };
 
 /** From wherever the journal and git say `phase` stands to its landing; a bail or stop carries what it gathered. */
 export async function drivePhase(p: PhaseRun, start: PhaseStart): Promise<PhaseEnd> {
   const { journal: j, treeChecked } = await alignJournal(p, start.treeChecked);
-  // The commit this process's PASS judged, returned by the verification: red's landing (null on a resume at passed).
+  // The commit this process's PASS judged: red's landing (null on a resume at passed).
   let verified: string | null = null;
-  // Unsandboxed, what the developer leaf this process ran did when (a resumed run reads it from its activity file).
   let activity: LeafActivity | null = null;
   let got = NOTHING;
   try {
@@ -54,7 +47,6 @@ export async function drivePhase(p: PhaseRun, start: PhaseStart): Promise<PhaseE
   }
 }
 
-// One verification (or the conductor's own REJECT); `verified`: the commit a PASS judged, else null.
 async function verifyOnce(p: PhaseRun, start: PhaseStart): Promise<{ gathered: Gathered; verified: string | null }> {
   const { ctx, progress, step, phase, index } = p;
   const j = progress.journal;
@@ -71,7 +63,6 @@ async function verifyOnce(p: PhaseRun, start: PhaseStart): Promise<{ gathered: G
   let verified: string | null = null;
   try {
     if (end.kind === 'dry') {
-      // The verifier's vendor ran dry: the next verifier of the list (never of the developer's family) verifies.
       await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, family);
     } else if (end.kind === 'retry') {
       const cause = end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed';
@@ -147,13 +138,11 @@ async function alignJournal({ ctx, progress, step, phase }: PhaseRun, treeChecke
 
 /** In a --tests file that also holds code (Rust's `src/*.rs`), only a change to its `#[cfg(test)]` items counts. */
 async function testFilesChanged(ctx: RunContext, commit: string): Promise<string[]> {
-  const out = (await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', commit])).stdout.split('\0');
+  const changes = await stagedChanges(ctx, commit);
   const { isTestFile, hasInlineTests, splitTestItems } = await import('@leap/verify');
   const found: string[] = [];
   const text = async (spec: string) => (await ctx.git(['cat-file', 'blob', spec], { allowFailure: true })).stdout;
-  for (let i = 0; i + 1 < out.length; i += 2) {
-    const status = out[i] as string;
-    const path = out[i + 1] as string;
+  for (const { status, path } of changes) {
     if (status === 'A' || !(isTestFile(path) || ctx.setup.testGlobs.some((re) => re.test(path)))) continue;
     if (
       hasInlineTests(path, isTestFile(path)) &&
@@ -165,7 +154,6 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
   return found;
 }
 
-// A REJECT decided by the conductor's own check, before any verifier is asked: returned and narrated as a verdict.
 async function ownReject(
   ctx: RunContext,
   step: string,
@@ -182,12 +170,10 @@ async function ownReject(
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
 async function land({ ctx, progress, step, phase }: PhaseRun, verified: string | null): Promise<void> {
   if (phase === 'red') {
-    // Green starts from the red commit that passed, or HEAD when it passed before this process (a resume at `passed`).
-    const red = verified ?? (await ctx.heads.sha());
     progress.journal = freshJournal(progress.journal, ctx.testCmd, {
       step: step.title,
       phase: 'green',
-      phase_base: red,
+      phase_base: verified ?? (await ctx.heads.sha()),
     });
     progress.saveJournal();
     return;

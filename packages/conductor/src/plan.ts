@@ -10,7 +10,6 @@ import { commitOrBail } from './develop-leaf.js';
 import { dirtyPaths, snapshotStateFolder, undoStateEdits } from './state-folder.js';
 import { plannerPrompt } from './prompts.js';
 
-/** `1. TITLE (criterion K)`: a plan's steps as its commit and the pull request list them. */
 export const stepList = (steps: readonly { title: string; criterion: number | null }[]): string[] =>
   steps.map((s, i) => `${i + 1}. ${s.title}${s.criterion === null ? '' : ` (criterion ${s.criterion})`}`);
 
@@ -61,7 +60,6 @@ export async function ensurePlan(ctx: RunContext, treeChecked: boolean): Promise
   }
 }
 
-// The planning leaf (the next planner of the list when one's vendor ran dry): its answer, and the leaves it took.
 async function askPlanner(ctx: RunContext): Promise<{ text: string; source: string; gathered: Gathered }> {
   let got = NOTHING;
   try {
@@ -70,7 +68,6 @@ async function askPlanner(ctx: RunContext): Promise<{ text: string; source: stri
     await ctx.say(`plan: the planner${named} turns issue ${ctx.issue}'s acceptance criteria into steps`);
     const before = await snapshotStateFolder(ctx);
     const prompt = plannerPrompt(ctx.setup.issueData);
-    // The planner now: after a fall-over, the next agent of its list.
     const launch = () =>
       launchAgentLeaf(ctx, 'plan', 'planner', planner, prompt, null, 'plan', 1, 'before the plan leaf');
     let end = await launch();
@@ -104,7 +101,6 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   const { initLedger, preserveAttempt } = await import('@leap/ledger');
   const { issue, root: cwd, env } = ctx;
   await initLedger({ issue, plan: Buffer.from(text), planFile: source, force: true, cwd, env });
-  // A planner only answers: whatever it changed in the tree is kept aside, not committed.
   if (!clean && (await dirtyPaths(ctx)).length > 0) {
     const kept = await preserveAttempt({ issue, step: plan.steps[0]?.title ?? '', cwd, env });
     await ctx.say(`the planner changed files; they do not count and are kept in ${kept.ref}`);

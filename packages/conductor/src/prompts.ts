@@ -19,7 +19,6 @@ export const BLOCKED_LINE =
   'a dependency is missing), make the last line of your output {"blocked": "REASON"}: ' +
   'the run stops and asks the user, and no revision is spent.';
 
-/** The prompt of a developer leaf: the issue, the step, the phase's task, and for a revision the verifier's reason. */
 export function developerPrompt(
   issue: TrackerIssue,
   step: string,
@@ -63,7 +62,6 @@ End with one short paragraph saying what you did.
 `;
 }
 
-/** The planner's prompt: turn the issue's acceptance criteria into ledger steps, answered in the plan format. */
 export function plannerPrompt(issue: TrackerIssue): string {
   const criteria = issue.criteria.map((c) => `${c.index}. ${c.text}${c.checked ? ' (already done)' : ''}\n`);
   return `You plan a test-first run on issue #${issue.number}: ${issue.title}

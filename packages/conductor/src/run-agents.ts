@@ -2,14 +2,10 @@
 import { UsageError, findExecutable, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
 import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
 
-export interface RoleAgent {
-  name: string;
-  agent: AgentPlugin;
-}
+export type RoleAgent = { name: string; agent: AgentPlugin };
 
 export type RunRole = 'developer' | 'verifier' | 'planner';
 
-/** `lists`: each role's agents in the order tried; the first is the role's agent. */
 export interface RunAgents {
   developer: RoleAgent;
   verifier: RoleAgent;
@@ -19,7 +15,6 @@ export interface RunAgents {
   registry: AgentRegistry;
 }
 
-/** Resolve the agents; an unknown name, a bad list or a bad agents file throws a UsageError (exit 2). */
 export function resolveRunAgents(
   options: { developer?: string; verifier?: string; planner?: string; agentsFile?: string; allowSameFamily?: boolean },
   env: NodeJS.ProcessEnv,
@@ -68,7 +63,6 @@ export function resolveRunAgents(
   };
 }
 
-/** The agents of a run whose vendors ran dry, by name: skipped for the rest of the run (a new run tries them again). */
 export type DryAgents = Map<string, AgentDry & { role: RunRole }>;
 
 /** The first of the role's list not dry (a verifier not of `avoidFamily`, unless allowed); null when none is left. */
@@ -92,7 +86,6 @@ export function dryCauses(agents: RunAgents, dry: DryAgents, role: RunRole): str
     .join('; ');
 }
 
-/** Why an agent cannot run here (its CLI is not an executable file), or null when it can. */
 export function missingAgent(role: AgentRole, chosen: RoleAgent, cwd: string, env: NodeJS.ProcessEnv): string | null {
   const command = chosen.agent.buildInvocation('', { role, cwd }).command;
   if (findExecutable(command, env.PATH, cwd) !== null) return null;

@@ -41,7 +41,6 @@ export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerSt
   const step = inFlight?.title ?? null;
   run.event('stop', { mode, action: 'honoured' }, step);
   if (mode !== null) {
-    // Consumed: running `leap tdd run` again resumes instead of stopping at once.
     clearStop(run.paths.stop);
     run.event('stop', { mode, action: 'cleared' }, step);
   }
@@ -88,11 +87,9 @@ export async function endBailed(
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }
   }
-  // The step's fields go (a rerun starts it, or its green, afresh); the options the run started with stay.
-  const testCmd = run instanceof Preflighted ? run.testCmd : '';
   progress.journal = freshJournal(
-    progress.journal,
-    testCmd,
+    j,
+    run instanceof Preflighted ? run.testCmd : '',
     keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {},
   );
   progress.saveJournal();

@@ -16,7 +16,6 @@ import {
 
 export interface RunJournal {
   version: 1;
-  /** The conductor that wrote it (its leaves are orphans once it is gone). */
   pid: number;
   /** The branch the run started from (the draft pull request's base). */
   base: string | null;
@@ -33,19 +32,16 @@ export interface RunJournal {
   leaf_started?: number;
   /** HEAD when the phase began: the refactor verification's base, where an agent's own commits are folded. */
   phase_base: string | null;
-  /** The verifier's last REJECT reason, for the revision leaf. */
   reason: string | null;
   /** Killed leaves relaunched in this phase attempt (the retry budget is one). */
   retried: number;
   /** The family of the developer whose leaf did this phase's work: its verifier is never of it, a resume's too. */
   developer_family?: string;
-  /** The options the run was started with (and replaced since): `leap tdd run --issue N` alone resumes with them. */
   options?: import('./run-options.js').RecordedOptions;
   /** The state folder's paths that differed from HEAD when the running leaf began, and their blobs (null: absent). */
   state_before?: Record<string, string | null>;
 }
 
-/** The repository `cwd` is in; outside one it is bad input. */
 export function repoRootOf(cwd: string): string {
   const root = findRepoRoot(resolve(cwd));
   if (root === null)
@@ -59,14 +55,11 @@ export const lockedError = (issue: number, pid: number | undefined, lockFile: st
     `another conductor is running issue ${issue} (pid ${pid}, see ${lockFile}); stop it first (leap tdd stop now)`,
   );
 
-/** The journal being written: whole once the journal is gone (see writeJournal). */
-const nextJournalFile = (file: string): string => `${file}.next`;
-
 /** Read the journal; a missing or unreadable one is none (the ledger and git decide then). */
 export function readJournal(paths: StatePaths, issue: number): RunJournal | null {
   const file = paths.runJournal(issue);
   // The file, else (a writer stopped between its unlink and its rename) the whole next one.
-  const text = readFileIfExists(file) ?? readFileIfExists(nextJournalFile(file));
+  const text = readFileIfExists(file) ?? readFileIfExists(`${file}.next`);
   if (text === null) return null;
   try {
     const data = JSON.parse(text) as RunJournal;
@@ -79,7 +72,7 @@ export function readJournal(paths: StatePaths, issue: number): RunJournal | null
 /** Never torn; not renamed over the old: ext4's auto_da_alloc makes the next unlink wait for its flush. Not durable. */
 export function writeJournal(paths: StatePaths, issue: number, journal: RunJournal): void {
   const file = paths.runJournal(issue);
-  const next = nextJournalFile(file);
+  const next = `${file}.next`;
   unlinkIfPresent(next);
   writeFileSync(next, `${JSON.stringify(journal, null, 1)}\n`, { flag: 'wx' });
   unlinkIfPresent(file);
@@ -89,10 +82,9 @@ export function writeJournal(paths: StatePaths, issue: number, journal: RunJourn
 export function removeJournal(paths: StatePaths, issue: number): void {
   const file = paths.runJournal(issue);
   unlinkIfPresent(file);
-  unlinkIfPresent(nextJournalFile(file));
+  unlinkIfPresent(`${file}.next`);
 }
 
-/** Core's (section 2): every runtime file ignored, ledgers and issue bodies tracked. */
 export { STATE_GITIGNORE } from '@leap/core';
 
 /** Create the state folder and its .gitignore when it has none (core's ensureStateDir); true when it was written. */
@@ -126,17 +118,9 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
   return head.code === 0 && /^[0-9a-f]{40,64}$/.test(head.stdout.trim()) ? head.stdout.trim() : TOOLCHAIN_VERSION;
 }
 
-export function currentRevision(env: NodeJS.ProcessEnv): string {
-  return env.VERI_SKILL_COMMIT !== undefined && env.VERI_SKILL_COMMIT !== ''
-    ? env.VERI_SKILL_COMMIT
-    : toolchainRevision();
-}
+export const currentRevision = (env: NodeJS.ProcessEnv): string => env.VERI_SKILL_COMMIT || toolchainRevision();
 
-/** Where a run's pin stands against the code that resumes it: the pinned revision (null: none yet) and this code's. */
-export interface PinCheck {
-  pinned: string | null;
-  revision: string;
-}
+export type PinCheck = { pinned: string | null; revision: string };
 
 /** A pin says which code made the run's events: another revision is refused (exit 2) unless VERI_NEW_SKILL=1. */
 export function checkPin(

@@ -26,14 +26,11 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
   const pin = checkPin(statePaths(stateDir), issue, env);
   const recordedBefore = readJournal(statePaths(stateDir), issue)?.options;
   const { options: recorded, replaced } = mergeOptions(recordedBefore, givenOptions(given));
-  // leap.config.json, committed by the user, under every option (given now or recorded).
   const project = readProjectConfig(root);
-  const fromConfig = project === null ? {} : configOptions(project.config, root);
-  const effective: RecordedOptions = { ...fromConfig, ...recorded };
+  const effective: RecordedOptions = { ...(project === null ? {} : configOptions(project.config, root)), ...recorded };
   const sources: ConductorSetup['sources'] = {};
   for (const key of Object.keys(effective) as (keyof RecordedOptions)[])
     sources[key] = key in recorded ? OPTION_FLAGS[key] : PROJECT_CONFIG_FILE;
-  const revisions = effective.revisions ?? 2;
   const agents = resolveRunAgents(effective, env);
   const { globToRegExp } = await import('@leap/verify');
   const testGlobs = (effective.tests ?? []).map((glob) => globToRegExp(glob));
@@ -63,7 +60,7 @@ export async function checkInput(given: TddRunOptions): Promise<ConductorSetup> 
     tracker,
     issueData,
     agents,
-    revisions,
+    revisions: effective.revisions ?? 2,
     planText,
     progress: given.progress ?? (() => {}),
     warn: given.warn ?? given.progress ?? (() => {}),
@@ -93,7 +90,6 @@ function readPlan(file: string, issue: ConductorSetup['issueData']): ConductorSe
 function checkTickable(file: string | null, issue: number): void {
   if (file === null) return;
   let criteria: ReturnType<typeof readCriteria>;
-  // Unreadable, or no criteria to read: nothing to refuse here.
   try {
     criteria = readCriteria(readFileSync(file, 'utf8'), file);
   } catch {

@@ -30,7 +30,6 @@ export const OPTION_FLAGS: { readonly [K in keyof Required<RecordedOptions>]: st
   plan: '--plan',
 };
 
-/** The default idle limit of agent leaves: no output and no CPU progress for this long is `killed-stuck`. */
 export const DEFAULT_IDLE_TIMEOUT = `${DEFAULT_IDLE_TIMEOUT_S}s`;
 
 /** The options given to this start, as a run records them (the agents file made absolute, durations checked). */

@@ -1,5 +1,5 @@
 // `leap tdd run --issue N` as a function: nothing is touched on bad input; then the lock, preflight and every step.
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
 import { currentStep } from '@leap/core/ledger';
@@ -37,7 +37,6 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const started = performance.now();
   const setup = await checkInput(options);
   const paths = statePaths(setup.stateDir);
-  // The state folder and its .gitignore (section 2): the run file written next is ignored from the start.
   ensureStateGitignore(paths);
   const lockFile = paths.conductorLock(setup.issue);
   const before = readLockHolder(lockFile);
@@ -51,7 +50,6 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   progress.saveJournal();
   try {
     const end = await conduct(base, progress, started);
-    // `code` is for the library's callers and `--json`; the entries decide their exit code (exit-codes.ts).
     return { code: exitCode(end.outcome), ...end };
   } finally {
     lock.release();
@@ -59,11 +57,8 @@ export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
 }
 
 async function conduct(base: RunBase, progress: RunProgress, started: number): Promise<TddRunEnd> {
-  // What the run's end may read: the setup, then preflight's (a baseline bail has the pin), then the whole context.
   let known: RunBase = base;
-  // Merged in the order the stages ran; a bail or a stop carries what its stage had gathered, merged below.
   let gathered = NOTHING;
-  // The step in flight (its title and its state when the run reached it), for a bail's revert and the end's events.
   let inFlight: LedgerStep | null = null;
   const end = async (how: Parameters<typeof buildResult>[2]) =>
     notifyEnd(known, await buildResult(known, gathered, how, started));
@@ -75,7 +70,6 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     const ctx = new RunContext(pre, start.head);
     known = ctx;
     gathered = merge(gathered, await ensurePlan(ctx, treeChecked));
-    // Whether this process has looked for changes the run did not make: preflight's answer, then the phases'.
     let checked = treeChecked;
     const drive = async (step: LedgerStep, phase: Phase, index: number): Promise<void> => {
       const run = { ctx, progress, step, phase, index };
@@ -97,7 +91,6 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       }
       inFlight = step;
       if (step.state === 'todo') {
-        // Once red has passed, the journal says green: red is not verified again over the green work.
         const inGreen =
           progress.journal.step === step.title &&
           progress.journal.phase === 'green' &&
@@ -136,14 +129,11 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
         `resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} ` +
           `of ${orphans.map((o) => o.name).join(', ')}`,
       );
-    // Its git commands may have left the index lock; nothing else runs git here while the conductor holds the run.
-    const indexLock = join(base.root, '.git', 'index.lock');
-    if (existsSync(indexLock)) rmSync(indexLock, { force: true });
+    rmSync(join(base.root, '.git', 'index.lock'), { force: true });
     await git(['worktree', 'prune'], { allowFailure: true });
   }
   const { recoverLedger } = await import('@leap/ledger');
   await recoverLedger(paths.dir, { env: setup.env });
-  // Where HEAD is and whether the run's branch exists, from .git's files when they can say (two git processes fewer).
   const known = branchFromFiles(base.root, setup.env, base.branch);
   const current =
     known?.current ?? (await git(['symbolic-ref', '--short', '-q', 'HEAD'], { allowFailure: true })).stdout.trim();
@@ -154,16 +144,14 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   const choice = chooseTestCommand(base.root, setup.effective.testCmd ?? (journal?.test_cmd || undefined), setup.env);
   // A first start, or one off the branch, checks the tree now; a resume on the branch leaves it to the first phase.
   const treeChecked = !exists || current !== base.branch;
-  if (treeChecked) {
-    const dirty = await dirtyPaths({ git, root: base.root, paths });
-    if (dirty.length > 0) {
-      throw new Bail(
-        'dirty-tree',
-        `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): ` +
-          'the run commits everything it stages, so it starts only from a clean tree. ' +
-          'Commit or stash these changes, then run again.',
-      );
-    }
+  const dirty = treeChecked ? await dirtyPaths({ git, root: base.root, paths }) : [];
+  if (dirty.length > 0) {
+    throw new Bail(
+      'dirty-tree',
+      `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): ` +
+        'the run commits everything it stages, so it starts only from a clean tree. ' +
+        'Commit or stash these changes, then run again.',
+    );
   }
   if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, base.issue));
   const planned =
@@ -171,11 +159,9 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
     (await git(['cat-file', '-e', `HEAD:${base.ledgerRel}`], { allowFailure: true })).code === 0;
   await checkAgents(base, planned);
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
-  // The run's libraries read the pin from the environment too: under VERI_NEW_SKILL=1 they would record none.
   const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
   const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
   if (movedFrom !== null) {
-    // VERI_NEW_SKILL=1 let this code resume a run pinned at another revision: the move is on record, under the new pin.
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
     await pre.say(
       `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, ` +
@@ -197,34 +183,29 @@ async function checkAgents(base: RunBase, planned: boolean): Promise<void> {
     const missing = missingAgent(role, chosen, base.root, setup.env);
     if (missing !== null) throw new Bail('agent-missing', missing);
   }
-  // Each CLI's readiness check (`codex login status`) once per run, all at once; the first failure in role order bails.
   const { checkAgentReady } = await import('@leap/verify');
-  // In the sandbox its leaves will have (CONTRACT section 13): the check reaches what they will, and no more.
-  const checks = roles.map(([role, chosen]) =>
-    checkAgentReady(
-      chosen.agent,
-      { role, cwd: base.root },
-      setup.env,
-      undefined,
-      agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env),
+  // Once per run, all at once, each in the sandbox its leaves will have; the first failure in role order bails.
+  const answers = await Promise.all(
+    roles.map(([role, chosen]) =>
+      checkAgentReady(
+        chosen.agent,
+        { role, cwd: base.root },
+        setup.env,
+        undefined,
+        agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env),
+      ),
     ),
   );
-  const answers = await Promise.all(checks);
-  for (const [i, ready] of answers.entries()) {
+  for (const [i, ready] of answers.entries())
     if (!ready.ready)
       throw new Bail(
         ready.failureKind === 'missing' ? 'agent-missing' : 'agent-failed',
-        `The ${(roles[i] as (typeof roles)[number])[0]}: ${ready.failure}`,
+        `The ${roles[i]![0]}: ${ready.failure}`,
       );
-  }
 }
 
 /** `current`: the branch HEAD is on ('' detached). */
-interface Found {
-  current: string;
-  exists: boolean;
-  journal: RunJournal | null;
-}
+type Found = { current: string; exists: boolean; journal: RunJournal | null };
 
 // A first run's branch is made after the baseline; a resume's is checked out, its passed trees read from the log.
 async function startBranch(

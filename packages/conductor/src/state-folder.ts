@@ -15,7 +15,13 @@ export async function dirtyPaths(run: Pick<RunContext, 'git' | 'root' | 'paths'>
     .filter((p) => runRel.startsWith('..') || !(p === runRel || p.startsWith(`${runRel}/`)));
 }
 
-/** Everything but the state folder: its files are the ledger's, the tracker's and the user's, never a phase's. */
+/** What the index changes against `commit` (renames as a deletion and an addition): each path and its status letter. */
+export async function stagedChanges(ctx: RunContext, commit: string): Promise<{ status: string; path: string }[]> {
+  const args = ['diff', '--cached', '--no-renames', '--name-status', '-z', commit, '--'];
+  const parts = (await ctx.git(args)).stdout.split('\0');
+  return parts.flatMap((status, i) => (i % 2 === 0 && i + 1 < parts.length ? [{ status, path: parts[i + 1]! }] : []));
+}
+
 export async function addAll(ctx: RunContext): Promise<void> {
   const stateRel = relative(ctx.root, ctx.paths.dir);
   const inside = stateRel !== '' && !stateRel.startsWith('..');
@@ -103,7 +109,6 @@ export async function undoStateEdits(
     rmSync(file, { force: true });
     if (blob === null) continue;
     mkdirSync(dirname(file), { recursive: true });
-    // Bytes, not text: the blob may be binary.
     writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
   }
   // The run never stages the state folder: a phase's commit holds none of it.

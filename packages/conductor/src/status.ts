@@ -21,10 +21,8 @@ export interface TddStatus {
   /** The step in flight and where in it the conductor last recorded the run. */
   current: { index: number; step: string; phase: string | null; attempt: number | null; stage: string | null } | null;
   conductor: { pid: number } | null;
-  /** Leaves running now (their supervisor alive, no exit file yet). */
   running: { leaf: string; pid: number; elapsedMs: number }[];
   lastVerdict: { step: string | null; phase: string; verdict: string; reason: string } | null;
-  /** The pending stop request: its mode, `unreadable`, or null. */
   stop: string | null;
   /** How the run last ended when it bailed and nothing was launched since: its cause, class and narration. */
   bail: { cause: string; class: string; message: string } | null;
@@ -85,8 +83,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   });
 }
 
-// No state folder: no runs, no leaves.
-function folderNames(dir: string): string[] {
+export function folderNames(dir: string): string[] {
   try {
     return readdirSync(dir);
   } catch {
@@ -107,12 +104,8 @@ function runningLeaves(dir: string): TddStatus['running'] {
     const pid = Number(first.trim());
     if (!Number.isInteger(pid) || !isProcessAlive({ pid, starttime: values.starttime, bootId: values.boot_id }))
       continue;
-    let since: number;
-    try {
-      since = statSync(join(dir, name)).mtimeMs;
-    } catch {
-      continue;
-    }
+    const since = statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs;
+    if (since === undefined) continue;
     const elapsedMs = Math.max(0, Math.round(Date.now() - since));
     out.push({ leaf, pid: values.leaf === undefined ? pid : Number(values.leaf), elapsedMs });
   }
@@ -158,7 +151,7 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
   if (statuses.length === 0) return 'no runs: no ledger in the state folder (start one with leap tdd run --issue N)\n';
   const blocks = statuses.map((s) => {
     const lines: string[] = [];
-    const c = s.current;
+    const { current: c, lastVerdict: v } = s;
     if (s.steps.length === 0) lines.push(`issue ${s.issue}: no ledger yet`);
     else if (c === null) lines.push(`issue ${s.issue}: done, ${s.done}/${s.steps.length} steps`);
     else {
@@ -169,10 +162,7 @@ export function formatTddStatus(statuses: readonly TddStatus[]): string {
     }
     lines.push(`  conductor: ${s.conductor === null ? 'not running' : `running, pid ${s.conductor.pid}`}`);
     for (const r of s.running) lines.push(`  running: ${r.leaf} (pid ${r.pid}) for ${seconds(r.elapsedMs)}`);
-    if (s.lastVerdict !== null)
-      lines.push(
-        `  last verdict: ${s.lastVerdict.phase} ${s.lastVerdict.verdict}: ${s.lastVerdict.reason.split('\n')[0]}`,
-      );
+    if (v !== null) lines.push(`  last verdict: ${v.phase} ${v.verdict}: ${v.reason.split('\n')[0]}`);
     if (s.stop !== null) lines.push(`  stop pending: ${s.stop}`);
     if (s.bail !== null) lines.push(`  bailed: ${s.bail.cause} (${s.bail.class}): ${s.bail.message.split('\n')[0]}`);
     if (s.stopped !== null) {

@@ -87,23 +87,14 @@ request before every launch, exits 3 and says where it stopped; running it again
 Exit codes: 0 written; 2 bad input.
 `;
 
+const valued = <K extends string>(...names: K[]) =>
+  Object.fromEntries(names.map((name) => [name, { type: 'string' }])) as { [N in K]: { type: 'string' } };
+
 const RUN_OPTIONS = {
-  issue: { type: 'string' },
-  'test-cmd': { type: 'string' },
-  plan: { type: 'string' },
-  developer: { type: 'string' },
-  verifier: { type: 'string' },
-  planner: { type: 'string' },
-  agents: { type: 'string' },
-  revisions: { type: 'string' },
-  'max-cost': { type: 'string' },
-  tracker: { type: 'string' },
-  notify: { type: 'string' },
-  timeout: { type: 'string' },
-  'idle-timeout': { type: 'string' },
+  ...valued('issue', 'test-cmd', 'plan', 'developer', 'verifier', 'planner', 'agents', 'revisions', 'max-cost'),
+  ...valued('tracker', 'notify', 'timeout', 'idle-timeout', 'sandbox'),
   tests: { type: 'string', multiple: true },
   'allow-same-family': { type: 'boolean' },
-  sandbox: { type: 'string' },
   json: { type: 'boolean' },
   detach: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -159,7 +150,6 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     const args = argv.filter((a) => a !== '--detach');
     return (await import('./detach-tdd.js')).detachTdd(issue, args, json, io);
   }
-  const say = (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`));
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
   const [{ runTdd }, { exitCode }, { sandboxFlag }] = await Promise.all([
     import('./run-tdd.js'),
@@ -184,7 +174,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     tests: values.tests,
     allowSameFamily: values['allow-same-family'] === true ? true : undefined,
     notify,
-    progress: say,
+    progress: (line: string) => (json ? io.stderr(`${line}\n`) : io.stdout(`${line}\n`)),
     warn: (line: string) => io.stderr(`${line}\n`),
     sandbox: sandboxFlag(values.sandbox),
   });
@@ -194,12 +184,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
 }
 
 async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {
-  const options = {
-    issue: { type: 'string' },
-    dir: { type: 'string' },
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  } as const;
+  const options = { ...valued('issue', 'dir'), json: RUN_OPTIONS.json, help: RUN_OPTIONS.help };
   const { values } = parseCli(argv, options, usage(STATUS_HELP), { allowPositionals: false });
   if (values.help === true) return (io.stdout(STATUS_HELP), 0);
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');

@@ -37,22 +37,13 @@ export interface TddRunOptions {
   /** `--sandbox`: else leap.config.json's `sandbox`, else LEAP_SANDBOX, else on. */
   sandbox?: 'on' | 'off';
   env?: NodeJS.ProcessEnv;
-  /** One human line per phase, verdict, commit, bail or stop. */
   progress?: (line: string) => void;
   /** Lines after the run's last one (the --notify outcome), so `bail: CAUSE (CLASS)` stays last; default progress. */
   warn?: (line: string) => void;
 }
 
-export interface TddStepState {
-  title: string;
-  state: 'todo' | 'refactor-pending' | 'done';
-}
-
-/** A commit the run made on `leap/issue-N`. */
-export interface TddCommit {
-  sha: string;
-  subject: string;
-}
+export type TddStepState = { title: string; state: 'todo' | 'refactor-pending' | 'done' };
+export type TddCommit = { sha: string; subject: string };
 
 export interface TddVerdict {
   step: string;
@@ -68,10 +59,8 @@ export interface TddRunEnd {
   /** Where a stopped run stopped: `step K "TITLE", before develop-green` and the like. */
   stoppedAt?: string;
   steps: TddStepState[];
-  /** The branch's commits made by this run, oldest first. */
   commits: TddCommit[];
   verdicts: TddVerdict[];
-  /** Leaves this run launched (developer, verifier and planner). */
   leaves: number;
   ms: number;
   pullRequest?: { url: string };

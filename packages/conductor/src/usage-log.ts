@@ -1,7 +1,6 @@
 // What the leaves cost (CONTRACT section 10), for --max-cost; read through core's readUsage, the one reader.
 import { appendEvent, createEvent, readUsage, type AgentPlugin, type AgentUsage, type EventContext } from '@leap/core';
 
-/** Every `usage` event of issue N in the log, in order (a torn or foreign line is skipped). */
 export function issueCosts(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
   return readUsage(eventsFile)
     .filter((e) => e.issue === issue)
@@ -13,7 +12,6 @@ export function hasUsageSince(eventsFile: string, offset: number, leaf: string):
   return readUsage(eventsFile, offset).some((e) => e.leaf === leaf);
 }
 
-/** Append a usage event for a leaf whose runner did not. */
 export function appendUsage(
   eventsFile: string,
   leaf: string,
@@ -41,6 +39,5 @@ export function describeSpend(costs: { leaf: string; cost: number | null }[]): {
     total += cost;
     byLeaf.set(leaf, (byLeaf.get(leaf) ?? 0) + cost);
   }
-  const parts = [...byLeaf].map(([leaf, cost]) => `${leaf} $${cost.toFixed(4)}`);
-  return { total, text: parts.join(', ') };
+  return { total, text: [...byLeaf].map(([leaf, cost]) => `${leaf} $${cost.toFixed(4)}`).join(', ') };
 }

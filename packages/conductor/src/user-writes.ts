@@ -1,14 +1,15 @@
 // Changes a leaf did not make (section 9): kept apart if sandboxed (writer-apart.md), else ctime in a span none ran.
-import { type Dirent, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readProcBytes } from '@leap/core';
 import type { ApartEnd } from '@leap/supervise';
 import type { RunContext } from './conductor.js';
+import { stagedChanges } from './state-folder.js';
+import { folderNames } from './status.js';
 
 /** When a leaf ran, and the spans inside it in which none of its processes ran (ms since the epoch). */
 export interface LeafActivity {
   started: number;
-  /** Null while it runs. */
   ended: number | null;
   quiet: [number, number][];
 }
@@ -23,7 +24,6 @@ export function apartCopy(stateDir: string, leaf: string): string {
   return join(stateDir, `${leaf}.apart`);
 }
 
-/** Beside the leaf's exit file: read by a resumed run, and by tests that wait on it. */
 export function activityFile(stateDir: string, leaf: string): string {
   return join(stateDir, `${leaf}.activity`);
 }
@@ -39,9 +39,7 @@ export function watchLeafActivity(file: string): { stop(): LeafActivity } {
     written = Date.now();
     try {
       writeFileSync(file, `${JSON.stringify(activity)}\n`);
-    } catch {
-      // The state folder went away: the run keeps its own copy.
-    }
+    } catch {}
   };
   save(true);
   const tick = () => {
@@ -76,18 +74,11 @@ export function watchLeafActivity(file: string): { stop(): LeafActivity } {
 
 /** The activity written in `file`, else the leaf's life alone: from `started` until its exit file was written. */
 export function readLeafActivity(file: string, started: number, exitFile: string): LeafActivity {
-  let ended = Date.now();
-  try {
-    ended = statSync(exitFile).mtimeMs;
-  } catch {
-    // No exit file: the leaf ended by now at the latest.
-  }
+  const ended = statSync(exitFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
   try {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as LeafActivity;
     if (typeof kept.started === 'number' && Array.isArray(kept.quiet)) return { ...kept, ended: kept.ended ?? ended };
-  } catch {
-    // None, or torn: the life alone.
-  }
+  } catch {}
   return { started, ended, quiet: [] };
 }
 
@@ -133,7 +124,7 @@ function readThreads(pid: number): { threads: string; running: boolean } {
   const queue = childrenOf(pid);
   for (let i = 0; i < queue.length; i++) {
     const child = queue[i] as number;
-    for (const tid of list(`/proc/${child}/task`)) {
+    for (const tid of folderNames(`/proc/${child}/task`)) {
       const stat = read(`/proc/${child}/task/${tid}/stat`);
       if (stat === null) continue;
       if (stat.charAt(stat.lastIndexOf(')') + 2) === 'R') running = true;
@@ -145,20 +136,12 @@ function readThreads(pid: number): { threads: string; running: boolean } {
 }
 
 function childrenOf(pid: number): number[] {
-  return list(`/proc/${pid}/task`).flatMap((tid) =>
+  return folderNames(`/proc/${pid}/task`).flatMap((tid) =>
     (read(`/proc/${pid}/task/${tid}/children`) ?? '')
       .split(' ')
       .filter((p) => p !== '')
       .map(Number),
   );
-}
-
-function list(dir: string): string[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true }).map((e: Dirent) => e.name);
-  } catch {
-    return [];
-  }
 }
 
 function read(file: string): string | null {
@@ -182,11 +165,7 @@ export async function leaveOutUsersFiles(
   work: LeafWork,
   from = `the ${phase} commit`,
 ): Promise<string[]> {
-  const diff = (
-    await ctx.git(['diff', '--cached', '--no-renames', '--name-status', '-z', work.start, '--'])
-  ).stdout.split('\0');
-  const changed: { path: string; deleted: boolean }[] = [];
-  for (let i = 0; i + 1 < diff.length; i += 2) changed.push({ path: diff[i + 1] as string, deleted: diff[i] === 'D' });
+  const changed = (await stagedChanges(ctx, work.start)).map(({ status, path }) => ({ path, deleted: status === 'D' }));
   const { activity, apart } = work;
   const theirs = activity
     ? notTheLeafs(ctx.root, changed, activity)

@@ -28,7 +28,6 @@ export type VerifyEnd =
 
 type Asked = { step: string; phase: Phase; env: NodeJS.ProcessEnv; base?: string; passedTrees: readonly string[] };
 
-// The verify library's run, its failures that are the run's (a missing verifier, a suite past its limit) as bails.
 async function askVerifier(
   ctx: RunContext,
   agent: string,
@@ -108,7 +107,6 @@ export async function runVerification(
       if (end?.kind === 'dry') return { kind: 'dry', dry: end.dry, verifier, gathered: got };
       if (end !== null) return { kind: 'retry', why: end.status, gathered: got };
     }
-    // What is left is a leaf that exited 0 with an answer that is not a verdict.
     return { kind: 'retry', why: `unreadable verdict: ${result.reason}`, gathered: got };
   } catch (error) {
     throw carrying(error, got);

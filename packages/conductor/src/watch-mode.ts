@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { shellWord } from '@leap/core';
 
 export interface WatchMode {
-  /** The words that watch, as written: `vitest --watch`. */
   seen: string;
-  /** `the command line`, or `the "test" script of package.json`. */
   where: string;
   /** The run form: `vitest run`, `npx vitest run` when the words came from a script. */
   runForm: string;
@@ -19,7 +17,6 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 // Of a package manager's subcommands, those that are not a script's name.
 const MANAGER_COMMANDS = new Set('install i add ci exec dlx x publish pack link remove update init create'.split(' '));
 
-/** The watch mode `command` would start in `root`, or null when none can be seen. */
 export function watchModeOf(root: string, command: string, where = 'the command line', depth = 0): WatchMode | null {
   for (const words of simpleCommands(command)) {
     const found = watchOf(root, words, where, depth);
@@ -73,7 +70,6 @@ function scriptWatch(root: string, lead: string[], args: string[], where: string
   const manager = (lead.at(-1) as string).split('/').pop();
   const words = args.filter((a) => !a.startsWith('-'));
   const first = words[0];
-  // The command from args[at] on, the words before it leading it.
   const from = (at: number) => watchOf(root, args.slice(at), where, depth, [...lead, ...args.slice(0, at)]);
   if (first === 'exec' || first === 'dlx' || first === 'x') return from(args.indexOf(first) + 1);
   const name = first === 'run' || first === 'run-script' ? words[1] : first === 't' ? 'test' : first;

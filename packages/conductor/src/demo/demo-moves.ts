@@ -14,112 +14,80 @@ Drop characters like ' " $ \` that are not letters or digits (criterion 2)
 Cut slugs longer than 20 characters at a dash (criterion 3)
 `;
 
-const slug = (body: string) => ({ path: 'src/slug.js', content: `// Step titles to URL slugs.\n${body}` });
-
 const WORDS_V1 = 'const words = (text) => text.split(/\\s+/).filter(Boolean);\n\n';
 const WORDS_V2 =
   '// Letters and digits make words; everything else separates them, except apostrophes, which vanish.\n' +
   "const words = (text) => text.replace(/'/g, '').split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);\n\n";
 
+/** Step N's failing test, the red leaf's one edit. */
+const red = (n: number, body: string): DemoMove => ({
+  edits: [{ path: `test/step${n}.test.js`, content: testFile(body) }],
+  answer: `Wrote a failing test for criterion ${n}.`,
+});
+/** A green or refactor leaf: src/slug.js as `body` makes it. */
+const code = (body: string, answer: string): DemoMove => ({
+  edits: [{ path: 'src/slug.js', content: `// Step titles to URL slugs.\n${body}` }],
+  answer,
+});
+
 /** The developer's leaves, in launch order: red, green (twice for step 2), refactor, per step. */
 export const DEVELOPER_MOVES: DemoMove[] = [
-  {
-    edits: [
-      {
-        path: 'test/step1.test.js',
-        content: testFile(
-          "test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), " +
-            "'hello-big-world'));",
-        ),
-      },
-    ],
-    answer: 'Wrote a failing test for criterion 1.',
-  },
-  {
-    edits: [
-      slug(
-        "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n",
-      ),
-    ],
-    answer: 'Lowercased, split on blanks, joined with dashes.',
-  },
-  {
-    edits: [slug(`${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
-    answer: 'Extracted words().',
-  },
+  red(
+    1,
+    "test('lowercases and joins with single dashes', () => assert.equal(slugify('Hello  Big World'), " +
+      "'hello-big-world'));",
+  ),
+  code(
+    "export function slugify(title) {\n  return title.toLowerCase().split(/\\s+/).filter(Boolean).join('-');\n}\n",
+    'Lowercased, split on blanks, joined with dashes.',
+  ),
+  code(
+    `${WORDS_V1}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`,
+    'Extracted words().',
+  ),
   // step 2: the first green special-cases the test's inputs; the verifier rejects it
-  {
-    edits: [
-      {
-        path: 'test/step2.test.js',
-        content: testFile(
-          "test('drops what is not a letter or digit, keeps accents', () => {\n" +
-            "  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n" +
-            "  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});",
-        ),
-      },
-    ],
-    answer: 'Wrote a failing test for criterion 2.',
-  },
-  {
-    edits: [
-      slug(
-        `${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n` +
-          `  return words(title.toLowerCase()).join('-');\n}\n`,
-      ),
-    ],
-    answer: 'Made the test pass.',
-  },
-  {
-    edits: [slug(`${WORDS_V2}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`)],
-    answer: 'Split on every run of characters that are not letters or digits; apostrophes vanish.',
-  },
-  {
-    edits: [
-      slug(
-        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
-          `  return words(title.toLowerCase()).join('-');\n}\n`,
-      ),
-    ],
-    answer: 'Documented slugify.',
-  },
-  {
-    edits: [
-      {
-        path: 'test/step3.test.js',
-        content: testFile(
-          "test('cuts at the last dash within 20 characters', () => {\n" +
-            "  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n" +
-            "  assert.equal(slugify('short title'), 'short-title');\n});",
-        ),
-      },
-    ],
-    answer: 'Wrote a failing test for criterion 3.',
-  },
-  {
-    edits: [
-      slug(
-        `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
-          `  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n` +
-          `  const cut = slug.slice(0, 21).lastIndexOf('-');\n` +
-          `  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`,
-      ),
-    ],
-    answer: 'Cut at the last dash within 20 characters.',
-  },
-  {
-    edits: [
-      slug(
-        `${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\n` +
-          `const cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n` +
-          `  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n` +
-          `  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n` +
-          `/** Lowercase words joined with single dashes, at most MAX characters. */\n` +
-          `export function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`,
-      ),
-    ],
-    answer: 'Extracted cut() and named the limit.',
-  },
+  red(
+    2,
+    "test('drops what is not a letter or digit, keeps accents', () => {\n" +
+      "  assert.equal(slugify(\"It's $(x) `y`\"), 'its-x-y');\n" +
+      "  assert.equal(slugify('Crème brûlée'), 'crème-brûlée');\n});",
+  ),
+  code(
+    `${WORDS_V1}export function slugify(title) {\n  if (title === "It's $(x) \`y\`") return 'its-x-y';\n` +
+      `  return words(title.toLowerCase()).join('-');\n}\n`,
+    'Made the test pass.',
+  ),
+  code(
+    `${WORDS_V2}export function slugify(title) {\n  return words(title.toLowerCase()).join('-');\n}\n`,
+    'Split on every run of characters that are not letters or digits; apostrophes vanish.',
+  ),
+  code(
+    `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
+      `  return words(title.toLowerCase()).join('-');\n}\n`,
+    'Documented slugify.',
+  ),
+  red(
+    3,
+    "test('cuts at the last dash within 20 characters', () => {\n" +
+      "  assert.equal(slugify('one two three four five six'), 'one-two-three-four');\n" +
+      "  assert.equal(slugify('short title'), 'short-title');\n});",
+  ),
+  code(
+    `${WORDS_V2}/** Lowercase words joined with single dashes. */\nexport function slugify(title) {\n` +
+      `  const slug = words(title.toLowerCase()).join('-');\n  if (slug.length <= 20) return slug;\n` +
+      `  const cut = slug.slice(0, 21).lastIndexOf('-');\n` +
+      `  return cut > 0 ? slug.slice(0, cut) : slug.slice(0, 20);\n}\n`,
+    'Cut at the last dash within 20 characters.',
+  ),
+  code(
+    `${WORDS_V2}const MAX = 20;\n\n// At most MAX characters, cut at a dash when there is one.\n` +
+      `const cut = (slug) => {\n  if (slug.length <= MAX) return slug;\n` +
+      `  const at = slug.slice(0, MAX + 1).lastIndexOf('-');\n` +
+      `  return at > 0 ? slug.slice(0, at) : slug.slice(0, MAX);\n};\n\n` +
+      `/** Lowercase words joined with single dashes, at most MAX characters. */\n` +
+      `export function slugify(title) {\n  return cut(words(title.toLowerCase()).join('-'));\n}\n`,
+    'Extracted cut() and named the limit.',
+  ),
 ];
 
 const pass = (reason: string): DemoMove => ({ answer: { verdict: 'PASS', reason } });

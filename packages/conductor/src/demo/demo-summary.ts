@@ -7,7 +7,6 @@ import { DEMO_ISSUE } from './sample-project.js';
 
 const BOXES = { done: '[x]', 'refactor-pending': '[~]', todo: '[ ]' } as const;
 
-/** A progress line as the demo prints it: the time since the start, then the conductor's line. */
 export function progressLine(ms: number, line: string): string {
   const stamp = `[${(ms / 1000).toFixed(1)}s]`.padStart(8);
   return `${stamp} ${line.replace(/\n*$/, '').replace(/\n/g, `\n${' '.repeat(9)}`)}\n`;

@@ -14,21 +14,15 @@ export const AGENTS_DIR = '.leap-demo';
 export interface DemoOptions {
   /** A new or empty folder for the project (default: a fresh temp folder). */
   dir?: string;
-  /** Where a relative `dir` resolves (default: process.cwd()). */
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   progress?: (line: string) => void;
   /** Called once the project exists (made now, or found to resume), before the run starts. */
   onProject?: (dir: string, resume: boolean) => void;
-  /** The conductor (default: this package's runTdd). */
   runTdd?: (options: TddRunOptions) => Promise<TddRunResult>;
 }
 
-export interface DemoResult {
-  dir: string;
-  resumed: boolean;
-  result: TddRunResult;
-}
+export type DemoResult = { dir: string; resumed: boolean; result: TddRunResult };
 
 /** Check `dir` is new, empty, or a demo project (nothing is touched otherwise); none means a new temp folder. */
 function prepareDemoDir(dir: string | undefined, cwd: string): { dir: string; resume: boolean } {

@@ -6,8 +6,7 @@ import { runGitSync } from '@leap/core';
 /** node's runner finds `test/*.test.js` itself; the project's reporter prints one line a run. */
 export const DEMO_TEST_CMD = 'node --test --test-reporter=./tools/summary-reporter.mjs';
 
-// The conductor shows each run of the suite as it goes: one line (counts and failed names) keeps the demo readable.
-// A backslash at a line's end continues it: the file's lines are longer than this one's.
+// One line a suite run keeps the demo readable; a backslash at a line's end continues it.
 const SUMMARY_REPORTER = `// A reporter for node's test runner: one line a run, the counts and the names of the \
 failed tests.
 export default async function* summary(source) {
