@@ -6,15 +6,20 @@ import { git } from './git.js';
 import { unseal } from './sign.js';
 import { redactUrl } from './text.js';
 
+/** The job's body when it is signed with `secret` and names `slice` and the remote `key`; else undefined. */
+export function sliceJob(secret: Buffer, job: { id?: string; data: unknown }, slice: string, key: string) {
+  try {
+    const data = unseal(secret, 'job', String(job?.id), job?.data) as RoundJob | undefined;
+    return data?.request?.slice === slice && data.remote === key ? data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Clean = { cwd: string; slice: string; redis: string; remote: string; secret: Buffer; env: NodeJS.ProcessEnv };
+
 /** What was removed, a line each. */
-export async function cleanRemote(options: {
-  cwd: string;
-  slice: string;
-  redis: string;
-  remote: string;
-  secret: Buffer;
-  env: NodeJS.ProcessEnv;
-}): Promise<string[]> {
+export async function cleanRemote(options: Clean): Promise<string[]> {
   const { cwd, slice, remote, env } = options;
   const lines: string[] = [];
   const heads = (await git(cwd, ['ls-remote', '--heads', '--', remote, `refs/heads/leap/${slice}/*`], env))
@@ -32,14 +37,7 @@ export async function cleanRemote(options: {
   const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
   try {
     for (const job of await queue.getJobs(['completed', 'failed', 'waiting', 'delayed', 'prioritized'])) {
-      if (job === undefined) continue;
-      let data: RoundJob;
-      try {
-        data = unseal(options.secret, 'job', String(job.id), job.data) as RoundJob;
-      } catch {
-        continue;
-      }
-      if (data?.request?.slice !== slice || data.remote !== key) continue;
+      if (job === undefined || sliceJob(options.secret, job, slice, key) === undefined) continue;
       const state = await job.getState();
       if (state === 'active') continue;
       await job.remove();

@@ -42,27 +42,13 @@ No password, token or secret is printed: URLs are shown with *** in their place.
 Exit codes: 0 stopped by TERM or INT, or drained; 2 bad input (an option missing or malformed, no queue
 secret or a short one, a --label no installed agent has, Redis not reachable).`;
 
+const t = { type: 'string' } as const;
+const OPTIONS = { redis: t, repo: t, agents: t, 'secret-file': t, jobs: { ...t, short: 'j' } } as const;
+const MORE = { dir: t, name: t, label: { ...t, multiple: true }, 'max-leaf': t } as const;
+
 export const workerCommand: Subcommand = async (argv, io) => {
-  const { values, positionals } = parseCli(
-    argv,
-    {
-      redis: { type: 'string' },
-      repo: { type: 'string' },
-      agents: { type: 'string' },
-      'secret-file': { type: 'string' },
-      jobs: { type: 'string', short: 'j' },
-      dir: { type: 'string' },
-      name: { type: 'string' },
-      label: { type: 'string', multiple: true },
-      'max-leaf': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    USAGE,
-  );
-  if (values.help === true) {
-    io.stdout(`${USAGE}\n`);
-    return 0;
-  }
+  const { values, positionals } = parseCli(argv, { ...OPTIONS, ...MORE, help: { type: 'boolean', short: 'h' } }, USAGE);
+  if (values.help === true) return (io.stdout(`${USAGE}\n`), 0);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${USAGE}`);
   const { checkRedisUrl, ping } = await import('./redis.js');
   const redis = checkRedisUrl(values.redis, '--redis', io.env);
@@ -71,10 +57,9 @@ export const workerCommand: Subcommand = async (argv, io) => {
   const jobs = values.jobs === undefined ? 1 : Number(values.jobs);
   if (!Number.isInteger(jobs) || jobs < 1)
     throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
+  const named = 'a non-empty name without control characters';
   if (values.name === '' || (values.name !== undefined && /\p{Cc}/u.test(values.name)))
-    throw new UsageError(
-      `Expected --name to be a non-empty name without control characters, got ${showValue(values.name)}`,
-    );
+    throw new UsageError(`Expected --name to be ${named}, got ${showValue(values.name)}`);
   const agents = values.agents === undefined ? undefined : resolve(io.cwd, values.agents);
   if (agents !== undefined) {
     const { loadAgentRegistry } = await import('@leap/verify');
@@ -88,26 +73,14 @@ export const workerCommand: Subcommand = async (argv, io) => {
   const { checkLabels } = await import('./labels.js');
   const labels = await checkLabels(values.label ?? [], agents, io.env, io.cwd);
   const { readQueueSecret } = await import('./sign.js');
-  const secret = readQueueSecret(
-    io.env,
-    values['secret-file'] === undefined ? undefined : resolve(io.cwd, values['secret-file']),
-  );
+  const secretFile = values['secret-file'];
+  const secret = readQueueSecret(io.env, secretFile === undefined ? undefined : resolve(io.cwd, secretFile));
   await ping(redis);
   const { startWorker } = await import('./worker.js');
   const say = (line: string) => io.stderr(`leap worker: ${line}\n`);
-  const worker = await startWorker({
-    redis,
-    repo: values.repo,
-    secret,
-    agents,
-    jobs,
-    dir: resolve(io.cwd, values.dir ?? '.leap-worker'),
-    name: values.name,
-    labels,
-    maxLeafMs,
-    env: io.env,
-    log: say,
-  });
+  const dir = resolve(io.cwd, values.dir ?? '.leap-worker');
+  const options = { redis, repo: values.repo, secret, agents, jobs, dir, name: values.name, labels, maxLeafMs };
+  const worker = await startWorker({ ...options, env: io.env, log: say });
   const drained = await stopOrDrain(worker, say);
   await worker.close({ drain: drained });
   if (drained) say(`${worker.name}: drained: the rounds in hand are finished, no more taken`);
@@ -119,23 +92,19 @@ export const workerCommand: Subcommand = async (argv, io) => {
 function stopOrDrain(worker: RunningWorker, say: (line: string) => void): Promise<boolean> {
   return new Promise<boolean>((done) => {
     const stop = (signal: NodeJS.Signals) => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop).off('SIGINT', stop);
       say(`${signal}: taking no more jobs; the rounds in flight are finished, or handed back if their leaf was ended`);
       done(false);
     };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop).on('SIGINT', stop);
     void worker.drained.then(() => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop).off('SIGINT', stop);
       // TERM or INT while draining ends the running leaves (their supervisors'): rounds handed back, closing goes on.
       const late = (signal: NodeJS.Signals) => {
         say(`${signal} while draining: the rounds whose leaf was ended are handed back`);
         worker.signalled();
       };
-      process.once('SIGTERM', late);
-      process.once('SIGINT', late);
+      process.once('SIGTERM', late).once('SIGINT', late);
       done(true);
     });
   });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { retryWorktreeRace, serial } from '@leap/core';
-import { git, hasCommit } from './git.js';
+import { errorOf, git, hasCommit, succeeds } from './git.js';
 import { ballBranch } from './protocol.js';
 import { redactUrl } from './text.js';
 
@@ -66,13 +66,11 @@ export class WorkerClone {
     return this.once(async () => {
       if (await hasCommit(this.bare, commit, this.env)) return;
       const branch = ballBranch(slice, ball);
-      const bySha = await git(this.bare, [...FETCH, this.repo, commit], this.env)
-        .then(() => null)
-        .catch((error: Error) => error);
+      const bySha = await errorOf(git(this.bare, [...FETCH, this.repo, commit], this.env));
       if (bySha !== null) await this.fetchBranch(branch, commit, bySha);
       const where = `${redactUrl(this.repo)}: its branch ${branch} is elsewhere`;
-      if (await hasCommit(this.bare, commit, this.env)) return;
-      throw new Error(`the round's commit ${commit} is not on ${where}`);
+      if (!(await hasCommit(this.bare, commit, this.env)))
+        throw new Error(`the round's commit ${commit} is not on ${where}`);
     });
   }
 
@@ -82,9 +80,7 @@ export class WorkerClone {
       await git(this.bare, [...FETCH, this.repo, `+refs/heads/${branch}:${ref}`], this.env);
     } catch (error) {
       // A remote that answers but lacks the commit is another repository than the engine's: no hand-back, a failure.
-      const answers = await git(this.bare, ['ls-remote', '--heads', '--', this.repo], this.env)
-        .then(() => true)
-        .catch(() => false);
+      const answers = await succeeds(git(this.bare, ['ls-remote', '--heads', '--', this.repo], this.env));
       // Not refused at once: a worker whose --repo is wrong must not fail a round a rightly set worker builds.
       const wrong = `${redactUrl(this.repo)} (branch ${branch} neither): is --repo the engine's remote?`;
       if (answers) throw new Error(`the round's commit ${commit} is not on ${wrong}`);
@@ -144,7 +140,6 @@ export class WorkerClone {
     await this.remove(have.dir);
   }
 
-  /** Given back after its result went out (the engine need not wait for it). */
   releaseLater(key: string): void {
     const done: Promise<void> = this.release(key).finally(() => this.releasing.delete(done));
     this.releasing.add(done);
@@ -157,7 +152,6 @@ export class WorkerClone {
     await removed.catch(() => rmSync(place, { recursive: true, force: true }));
   }
 
-  /** Every worktree given back, the clone's list of them pruned. */
   async close(): Promise<void> {
     await Promise.all([...this.releasing]);
     for (const key of [...this.held.keys()]) await this.release(key);

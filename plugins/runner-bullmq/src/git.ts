@@ -9,14 +9,12 @@ export function workerGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...out, GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
 }
 
-/** Run `git ARGS` in `cwd`; its stdout, or core's GitError (the subcommand, its exit code, what git said). */
 export async function git(cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return (await runGit(args, { cwd, env: workerGitEnv(env) })).stdout;
 }
 
-export async function hasCommit(cwd: string, rev: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
-  return git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env).then(
-    () => true,
-    () => false,
-  );
-}
+export const succeeds = (p: Promise<unknown>) => p.then(() => true).catch(() => false);
+export const errorOf = (p: Promise<unknown>) => p.then(() => null).catch((error: Error) => error);
+
+export const hasCommit = (cwd: string, rev: string, env?: NodeJS.ProcessEnv) =>
+  succeeds(git(cwd, ['cat-file', '-e', `${rev}^{commit}`], env));

@@ -1,6 +1,5 @@
 // Records and drain flags are signed over the worker's name (sign.ts): a forged one is shown as forged and ignored.
 import type { Redis } from 'ioredis';
-import { msFromEnv } from './protocol.js';
 import { seal, unseal } from './sign.js';
 
 /** Where a worker's record lies (outside BullMQ's `leap:` keys, so no job id can name it). */
@@ -9,41 +8,8 @@ export const DRAIN_PREFIX = 'leap-workers-drain:';
 /** How long a dead worker's record stays visible (a SIGKILLed worker cannot remove it). */
 export const RECORD_KEEP_MS = 86_400_000;
 
-export interface InHand {
-  job: string;
-  slice: string;
-  ball: string;
-  round: number;
-  /** When it was taken (ms since the epoch). */
-  since: number;
-  /** Where the round is on this worker (progress.ts: taken, fetching, building, proving, reviewing, pushing). */
-  phase?: string;
-}
-
-/** Read back by `leap workers` as untrusted text: anyone with Redis access can forge one. */
-export interface HeartbeatRecord {
-  v: 1;
-  name: string;
-  host: string;
-  pid: number;
-  labels: string[];
-  jobs: number;
-  started: number;
-  beat: number;
-  /** Past this age (ms) without a new beat the worker is dead. */
-  ttlMs: number;
-  draining: boolean;
-  inHand: InHand[];
-}
-
-/** The heartbeat's period (LEAP_BULLMQ_HEARTBEAT_MS, default 5000) and the age making a worker dead (three periods). */
-export function heartbeatTimings(env: NodeJS.ProcessEnv): { beatMs: number; ttlMs: number } {
-  const beatMs = msFromEnv(env, 'LEAP_BULLMQ_HEARTBEAT_MS', 5000);
-  return { beatMs, ttlMs: 3 * beatMs };
-}
-
-const sealRecord = (secret: Buffer, record: HeartbeatRecord) =>
-  JSON.stringify(seal(secret, 'heartbeat', record.name, record));
+/** A round in hand: `since` when it was taken (ms since the epoch), `phase` where it is (progress.ts). */
+export type InHand = { job: string; slice: string; ball: string; round: number; since: number; phase?: string };
 
 export const sealDrain = (secret: Buffer, name: string, at: number) =>
   JSON.stringify(seal(secret, 'drain', name, { at }));
@@ -59,16 +25,11 @@ export function readDrain(secret: Buffer, name: string, raw: string | null): 'no
   }
 }
 
+type Hooks = { record: () => { name: string }; beatMs: number; onDrain: () => void; onForgedDrain: () => void };
+
 /** `onDrain` is called once when a drain is asked; `onForgedDrain` once when an unsigned flag is found (ignored). */
-export function startHeartbeat(
-  connection: Redis,
-  secret: Buffer,
-  record: () => HeartbeatRecord,
-  beatMs: number,
-  onDrain: () => void,
-  onForgedDrain: () => void = () => {},
-) {
-  let timer: NodeJS.Timeout | null = null;
+export function startHeartbeat(connection: Redis, secret: Buffer, { record, beatMs, onDrain, onForgedDrain }: Hooks) {
+  let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let drained = false;
   let toldForged = false;
@@ -83,7 +44,8 @@ export function startHeartbeat(
   };
   const beat = async () => {
     const now = record();
-    await connection.set(HEART_PREFIX + now.name, sealRecord(secret, now), 'PX', RECORD_KEEP_MS);
+    const sealed = JSON.stringify(seal(secret, 'heartbeat', now.name, now));
+    await connection.set(HEART_PREFIX + now.name, sealed, 'PX', RECORD_KEEP_MS);
     if (!drained && (await drainFlag(now.name))) {
       drained = true;
       onDrain();
@@ -99,23 +61,17 @@ export function startHeartbeat(
       });
   };
   return {
-    /** The first beat (its drain flag, left by a worker of the same name before, cleared), then every `beatMs`. */
     async start() {
       await connection.del(DRAIN_PREFIX + name());
       await beat();
       timer = setTimeout(loop, beatMs).unref();
     },
-    /** Written now (a round taken or ended shows at once). */
     beatNow: () => void beat().catch(() => undefined),
     /** Whether this worker is asked to drain now (read before each job: one taken after the drain is handed back). */
-    async drainAsked(): Promise<boolean> {
-      if (drained) return true;
-      return drainFlag(name()).catch(() => false);
-    },
-    /** No more beats; the record and the drain flag removed (a worker stopped cleanly is not listed as dead). */
+    drainAsked: async () => drained || drainFlag(name()).catch(() => false),
     async stop(removeRecord: boolean) {
       stopped = true;
-      if (timer !== null) clearTimeout(timer);
+      clearTimeout(timer);
       if (removeRecord) await connection.del(HEART_PREFIX + name(), DRAIN_PREFIX + name()).catch(() => undefined);
     },
   };

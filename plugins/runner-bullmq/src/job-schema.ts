@@ -5,12 +5,8 @@ import { ID_PATTERN } from '@leap/slice';
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 const sha = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, 'a full commit sha (40 or 64 lowercase hex digits)');
 const hash = z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 (64 lowercase hex digits)');
-/** A name of an agent, a reviewer or a worker: printable, one line. */
-const name = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[^\p{Cc}]+$/u, 'a printable name (no control characters)');
+const printable = /^[^\p{Cc}]+$/u;
+const name = z.string().min(1).max(200).regex(printable, 'a printable name (no control characters)');
 const family = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a family: 1 to 64 of A-Z a-z 0-9 _ . -');
 const receipt = z.union([z.literal(-1), z.literal(0), z.literal(1)]);
 const proofRun = z.strictObject({
@@ -19,6 +15,19 @@ const proofRun = z.strictObject({
   ms: z.number().nonnegative(),
   note: z.string().optional(),
 });
+
+const DEFINITION = 'the slice, as slice.schema.json of @leap/slice (checked with its rules)';
+const BUILT_BY =
+  "the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): " +
+  'no reviewer of theirs sits';
+const SKIP_JURORS = 'reviewers whose vendor ran dry on an earlier jury of the run: passed over before dispatch';
+const FAMILIES =
+  "the round's agent families: its builder's and its reviewers' " +
+  '(a labelled worker takes only rounds whose families it has)';
+const DRY =
+  "the builder's vendor ran dry: nothing was built, the round is built again by the engine's next builder, not counted";
+
+const families = z.strictObject({ builder: family, reviewers: z.array(family).max(16) });
 
 /** Nothing that runs but the ball's own proof. */
 const roundRequestSchema = z
@@ -30,9 +39,7 @@ const roundRequestSchema = z
     start: sha,
     agent: name,
     branch: z.string(),
-    definition: z
-      .record(z.string(), z.unknown())
-      .describe('the slice, as slice.schema.json of @leap/slice (checked with its rules)'),
+    definition: z.record(z.string(), z.unknown()).describe(DEFINITION),
     spec: z.record(z.string(), z.unknown()).describe('the ball, exactly as the definition holds it'),
     prompt: z.string().max(1_000_000),
     reviewers: z.array(name).max(16),
@@ -43,19 +50,8 @@ const roundRequestSchema = z
     timeoutMs: z.number().int().nonnegative(),
     authors: z.array(z.string().max(400)).max(64),
     costLeftUsd: z.number().nonnegative().nullable(),
-    builtBy: z
-      .array(family)
-      .max(16)
-      .optional()
-      .describe(
-        "the families of other builders whose kept work the round's commit holds (a fall-over mid-ball): " +
-          'no reviewer of theirs sits',
-      ),
-    skipJurors: z
-      .array(name)
-      .max(32)
-      .optional()
-      .describe('reviewers whose vendor ran dry on an earlier jury of the run: passed over before dispatch'),
+    builtBy: z.array(family).max(16).optional().describe(BUILT_BY),
+    skipJurors: z.array(name).max(32).optional().describe(SKIP_JURORS),
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
@@ -64,26 +60,21 @@ export const roundJobSchema = z
     v: z.literal(1),
     /** This engine run's id: a later run removes the waiting jobs of a dead one. */
     run: z.string().regex(/^[0-9a-f]{12}$/),
-    /** A hash of the engine's remote (its URL is never queued): a later run of the slice on it knows its own. */
+    /** A hash of the engine's remote (its URL is never queued). */
     remote: hash,
     request: roundRequestSchema,
-    /** The round's families (builder's, reviewers'): only a worker labelled with all (absent: unlabelled) takes it. */
-    families: z
-      .strictObject({ builder: family, reviewers: z.array(family).max(16) })
-      .optional()
-      .describe(
-        "the round's agent families: its builder's and its reviewers' " +
-          '(a labelled worker takes only rounds whose families it has)',
-      ),
+    families: families.optional().describe(FAMILIES),
   })
   .describe('A round job of the bullmq runner (the signed body of a job on the leap-rounds queue).');
 
-const usage = z.strictObject({
-  model: z.string().nullable(),
-  input_tokens: z.number().int().nonnegative().nullable(),
-  output_tokens: z.number().int().nonnegative().nullable(),
-  cost_usd: z.number().nonnegative().nullable(),
-});
+const dryKind = z.enum(['quota', 'rate-limit', 'overload']);
+const seat = { value: receipt, replaced: z.boolean(), dry: dryKind.optional() };
+const count = z.number().int().nonnegative().nullable();
+const cost = z.number().nonnegative().nullable();
+const model = z.string().nullable();
+const usage = z.strictObject({ model, input_tokens: count, output_tokens: count, cost_usd: cost });
+const answer = z.strictObject({ hypothesis: z.string().max(10_000), move: z.string().max(10_000) });
+const dry = z.strictObject({ kind: dryKind, message: z.string().max(10_000) });
 
 /** A worker's answer: the round's result as buildRoundIn gave it, the branch tip it pushed, its leaves' event lines. */
 export const roundResultSchema = z
@@ -103,16 +94,7 @@ export const roundResultSchema = z
         value: receipt,
         reason: z.string(),
         candidate: z.string(),
-        seats: z.array(
-          z.strictObject({
-            reviewer: z.string(),
-            family: z.string(),
-            verdict: z.string(),
-            value: receipt,
-            replaced: z.boolean(),
-            dry: z.enum(['quota', 'rate-limit', 'overload']).optional(),
-          }),
-        ),
+        seats: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), verdict: z.string(), ...seat })),
         refused: z.array(z.strictObject({ reviewer: z.string(), family: z.string(), reason: z.string() })),
       })
       .nullable(),
@@ -121,12 +103,7 @@ export const roundResultSchema = z
       .nullable(),
     builder: z.strictObject({ agent: z.string(), family: z.string(), leaf: z.string(), status: z.string().nullable() }),
     leaves: z.array(z.strictObject({ leaf: z.string().min(1), usage: usage.nullable() })).max(64),
-    /** The builder's one hypothesis and its move (CONTRACT section 7), as the round record keeps them. */
-    answer: z
-      .strictObject({ hypothesis: z.string().max(10_000), move: z.string().max(10_000) })
-      .nullable()
-      .optional(),
-    /** The ball's live proof's evidence: at most 16 KiB of its output kept, hashed. */
+    answer: answer.nullable().optional(),
     live: z
       .strictObject({
         code: z.number().int(),
@@ -138,14 +115,7 @@ export const roundResultSchema = z
         note: z.string().max(10_000).optional(),
       })
       .optional(),
-    /** The builder's vendor ran dry (quota, rate limit, overload): nothing built, the engine asks its next builder. */
-    dry: z
-      .strictObject({ kind: z.enum(['quota', 'rate-limit', 'overload']), message: z.string().max(10_000) })
-      .optional()
-      .describe(
-        "the builder's vendor ran dry: nothing was built, " +
-          "the round is built again by the engine's next builder, not counted",
-      ),
+    dry: dry.optional().describe(DRY),
     events: z.array(z.string()).max(10_000),
   })
   .describe("A round result of the bullmq runner (the signed body of a completed job's return value).");
@@ -155,27 +125,16 @@ export type RoundResultBody = z.infer<typeof roundResultSchema>;
 
 /** `value`'s problems as `schema` sees them, one line each (`request.ball: an id is ...`); none when valid. */
 export function schemaProblems(schema: z.ZodType, value: unknown): string[] {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return [];
-  return parsed.error.issues
-    .slice(0, 8)
-    .map((issue) => `${issue.path.length === 0 ? '(the body)' : issue.path.join('.')}: ${issue.message}`);
+  const issues = schema.safeParse(value).error?.issues.slice(0, 8) ?? [];
+  return issues.map((issue) => `${issue.path.length === 0 ? '(the body)' : issue.path.join('.')}: ${issue.message}`);
 }
 
-/** The JSON Schemas this package publishes under schemas/, by file name. */
 export async function runnerJsonSchemas(): Promise<Record<string, Record<string, unknown>>> {
   const { toPublishedSchema } = await import('@leap/core/schemas');
-  const base = 'https://leap.dev/schemas';
-  return {
-    'round-job.schema.json': toPublishedSchema(
-      roundJobSchema,
-      `${base}/round-job.schema.json`,
-      'LEAP bullmq round job',
-    ),
-    'round-result.schema.json': toPublishedSchema(
-      roundResultSchema,
-      `${base}/round-result.schema.json`,
-      'LEAP bullmq round result',
-    ),
-  };
+  const file = (schema: z.ZodType, name: string, title: string) =>
+    [`${name}.schema.json`, toPublishedSchema(schema, `https://leap.dev/schemas/${name}.schema.json`, title)] as const;
+  return Object.fromEntries([
+    file(roundJobSchema, 'round-job', 'LEAP bullmq round job'),
+    file(roundResultSchema, 'round-result', 'LEAP bullmq round result'),
+  ]);
 }

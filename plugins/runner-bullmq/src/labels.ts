@@ -5,19 +5,12 @@ import type { RoundRequest } from '@leap/slice';
 const FAMILY = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** `--label` values as families (`claude` is `anthropic`, as the jury reads), each runnable here; else a UsageError. */
-export async function checkLabels(
-  given: readonly string[],
-  agents: string | undefined,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Promise<string[]> {
+export async function checkLabels(given: string[], agents: string | undefined, env: NodeJS.ProcessEnv, cwd: string) {
   if (given.length === 0) return [];
   const { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, vendorFamily } = await import('@leap/verify');
-  for (const label of given)
-    if (!FAMILY.test(label))
-      throw new UsageError(
-        `Expected --label to be an agent family (1 to 64 of A-Z a-z 0-9 _ . -), got ${showValue(label)}`,
-      );
+  const bad = given.find((label) => !FAMILY.test(label));
+  const want = 'an agent family (1 to 64 of A-Z a-z 0-9 _ . -)';
+  if (bad !== undefined) throw new UsageError(`Expected --label to be ${want}, got ${showValue(bad)}`);
   const registry = loadAgentRegistry(agents, env);
   // Every agent this worker could be asked for, by family: which are installed here, which are not.
   const byFamily = new Map<string, { installed: string[]; missing: string[] }>();
@@ -40,29 +33,20 @@ export async function checkLabels(
   for (const label of given) {
     const family = vendorFamily(label);
     const seen = byFamily.get(family);
+    const none = `--label ${showValue(label)}: no agent of the family ${showValue(family)}`;
     if (seen === undefined) {
       const known = [...byFamily.keys()].sort().join(', ');
       const of = agents === undefined ? 'the built-in agents' : `the built-ins and ${agents}`;
-      throw new UsageError(
-        `--label ${showValue(label)}: no agent of the family ${showValue(family)} here ` +
-          `(the families of ${of}: ${known})`,
-      );
+      throw new UsageError(`${none} here (the families of ${of}: ${known})`);
     }
-    if (seen.installed.length === 0)
-      throw new UsageError(
-        `--label ${showValue(label)}: no agent of the family ${showValue(family)} is installed here: ` +
-          seen.missing.join(', '),
-      );
+    if (seen.installed.length === 0) throw new UsageError(`${none} is installed here: ${seen.missing.join(', ')}`);
     if (!labels.includes(family)) labels.push(family);
   }
   return labels.sort();
 }
 
 /** The families a round needs, as the engine's agents file names them (builder's, reviewers'); null if unresolved. */
-export async function roundFamilies(
-  request: RoundRequest,
-  env: NodeJS.ProcessEnv,
-): Promise<{ builder: string; reviewers: string[] } | null> {
+export async function roundFamilies(request: RoundRequest, env: NodeJS.ProcessEnv) {
   const { loadAgentRegistry, resolveAgent } = await import('@leap/verify');
   try {
     const registry = loadAgentRegistry(request.agentsFile ?? undefined, env);

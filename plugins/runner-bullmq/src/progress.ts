@@ -1,11 +1,7 @@
 // Signed over the job id: anyone with Redis access can write a job's progress; the engine shows only what it checks.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { ROUND_PHASES, type RoundPhase } from '@leap/core';
+import { ROUND_PHASES as PHASES, type RoundPhase as Phase } from '@leap/core';
 import { seal, unseal } from './sign.js';
-
-/** Core's one list, which the views check too (proving comes twice: after the builder, and after the jury). */
-export const PHASES = ROUND_PHASES;
-export type Phase = RoundPhase;
 
 export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) =>
   seal(secret, 'progress', job, { phase, at });
@@ -14,28 +10,16 @@ export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: numb
 export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase: Phase; at: number } | null {
   try {
     const body = unseal(secret, 'progress', job, progress) as { phase?: unknown; at?: unknown } | null;
-    if (
-      body === null ||
-      typeof body !== 'object' ||
-      !PHASES.includes(body.phase as Phase) ||
-      typeof body.at !== 'number' ||
-      !Number.isFinite(body.at)
-    )
-      return null;
-    return { phase: body.phase as Phase, at: body.at };
+    const ok =
+      body !== null && typeof body === 'object' && PHASES.includes(body.phase as Phase) && Number.isFinite(body.at);
+    return ok ? { phase: body.phase as Phase, at: body.at as number } : null;
   } catch {
     return null;
   }
 }
 
 /** From the worker's log: build- launched is building, exited proving; review- leaves reviewing, then proving. */
-export function watchRoundPhases(
-  events: string,
-  from: number,
-  phase: Phase,
-  onPhase: (phase: Phase) => void,
-  everyMs = 200,
-): { stop(): void } {
+export function watchRoundPhases(events: string, from: number, phase: Phase, onPhase: (phase: Phase) => void) {
   let offset = from;
   let rest = '';
   const reviewing = new Set<string>();
@@ -45,12 +29,10 @@ export function watchRoundPhases(
     onPhase(next);
   };
   const read = () => {
-    let size: number;
+    let size = 0;
     try {
       size = statSync(events).size;
-    } catch {
-      return;
-    }
+    } catch {}
     if (size <= offset) return;
     const buffer = Buffer.alloc(Math.min(size - offset, 1 << 20));
     const fd = openSync(events, 'r');
@@ -80,7 +62,7 @@ export function watchRoundPhases(
       }
     }
   };
-  const timer = setInterval(read, everyMs);
+  const timer = setInterval(read, 200);
   timer.unref();
   return {
     stop() {

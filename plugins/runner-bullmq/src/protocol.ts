@@ -4,44 +4,22 @@ import type { RoundRequest, RoundResult } from '@leap/slice';
 import type { RoundJobBody } from './job-schema.js';
 
 export const QUEUE = 'leap-rounds';
-/** BullMQ's key prefix in Redis. */
 export const PREFIX = 'leap';
 
-/** One round of one ball, as a job's body (job-schema.ts): no agents file, no environment, no remote URL. */
 export type RoundJob = RoundJobBody;
 
 /** The job's request from the engine's: its own fields only (the engine's agents file stays on its machine). */
 export function jobRequest(r: RoundRequest): RoundJob['request'] {
-  return {
-    slice: r.slice,
-    ball: r.ball,
-    round: r.round,
-    commit: r.commit,
-    start: r.start,
-    agent: r.agent,
-    branch: r.branch,
-    definition: r.definition as unknown as Record<string, unknown>,
-    spec: r.spec as unknown as Record<string, unknown>,
-    prompt: r.prompt,
-    reviewers: r.reviewers,
-    alternates: r.alternates,
-    champion:
-      r.champion === null
-        ? null
-        : {
-            code: r.champion.code,
-            metric: r.champion.metric,
-            ms: r.champion.ms,
-            ...(r.champion.note === undefined ? {} : { note: r.champion.note }),
-          },
-    checkMap: r.checkMap,
-    passed: r.passed,
-    timeoutMs: r.timeoutMs,
-    authors: r.authors,
-    costLeftUsd: r.costLeftUsd,
-    ...(r.builtBy === undefined || r.builtBy.length === 0 ? {} : { builtBy: r.builtBy }),
-    ...(r.skipJurors === undefined || r.skipJurors.length === 0 ? {} : { skipJurors: r.skipJurors }),
-  };
+  const { slice, ball, round, commit, start, agent, branch, prompt, reviewers, alternates, champion: c } = r;
+  const { checkMap, passed, timeoutMs, authors, costLeftUsd, builtBy, skipJurors } = r;
+  const champion =
+    c === null ? null : { code: c.code, metric: c.metric, ms: c.ms, ...(c.note === undefined ? {} : { note: c.note }) };
+  const definition = r.definition as unknown as Record<string, unknown>;
+  const spec = r.spec as unknown as Record<string, unknown>;
+  const head = { slice, ball, round, commit, start, agent, branch, definition, spec, prompt, reviewers, alternates };
+  const tail = { champion, checkMap, passed, timeoutMs, authors, costLeftUsd };
+  const more = { ...(builtBy?.length ? { builtBy } : {}), ...(skipJurors?.length ? { skipJurors } : {}) };
+  return { ...head, ...tail, ...more };
 }
 
 /** What a job says of the engine's remote: a hash of it (a URL may hold a token; it never leaves the engine). */
@@ -51,20 +29,16 @@ export const remoteId = (remote: string) => createHash('sha256').update(remote).
 export interface RoundJobResult extends RoundResult {
   v: 1;
   worker: string;
-  /** The ball's branch tip the worker pushed to `leap/SLICE/BALL`. */
+  /** The ball's branch tip the worker pushed, and the lines its leaves added to the worker's events log. */
   tip: string;
-  /** The lines the round's leaves (the builder, the jury) added to the worker's events log. */
   events: string[];
 }
 
 /** Unique per request and builder: BullMQ keeps one job per id, so a fall-over's rebuild needs an id of its own. */
-export function jobId(
-  request: { slice: string; ball: string; round: number; commit: string; agent?: string },
-  run: string,
-): string {
+export function jobId(r: { slice: string; ball: string; round: number; commit: string; agent?: string }, run: string) {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, '_');
-  const agent = request.agent === undefined ? '' : `.${safe(request.agent)}`;
-  return `${safe(request.slice)}.${safe(request.ball)}.r${request.round}.${request.commit.slice(0, 12)}.${run}${agent}`;
+  const agent = r.agent === undefined ? '' : `.${safe(r.agent)}`;
+  return `${safe(r.slice)}.${safe(r.ball)}.r${r.round}.${r.commit.slice(0, 12)}.${run}${agent}`;
 }
 
 /** A worker's rounds' environment: its own, less what reaches the queue (no builder holds the secret or Redis URL). */

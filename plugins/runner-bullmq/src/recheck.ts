@@ -2,7 +2,7 @@
 import { posix } from 'node:path';
 import { showText } from '@leap/core';
 import { candidateAt, changesOutsideLines, keepOrRevert, type RoundRequest } from '@leap/slice';
-import { git } from './git.js';
+import { git, succeeds } from './git.js';
 import type { RoundJobResult } from './protocol.js';
 
 const short = (sha: string) => sha.slice(0, 12);
@@ -14,28 +14,16 @@ async function changedBetween(repo: string, from: string, to: string, env: NodeJ
   return out.split('\0').filter((p) => p !== '');
 }
 
-async function isAncestor(repo: string, a: string, b: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  return git(repo, ['merge-base', '--is-ancestor', a, b], env).then(
-    () => true,
-    () => false,
-  );
-}
-
 /** What the engine takes of a result: the worker's, with the engine's changed paths, and a -1 where a check fails. */
-export interface Rechecked {
+interface Rechecked {
   result: RoundJobResult;
   /** Where the engine's branch leap/SLICE/BALL goes: the result's commit, or back to the round's (or ball's) start. */
   branchTo: string;
 }
 
 /** Check a worker's result against the engine's repository (commits fetched); -1 reasons say what the engine found. */
-export async function recheckResult(
-  repo: string,
-  request: RoundRequest,
-  worker: RoundJobResult,
-  env: NodeJS.ProcessEnv,
-): Promise<Rechecked> {
-  const result: RoundJobResult = { ...worker, reason: showText(worker.reason), changed: [] };
+export async function recheckResult(repo: string, request: RoundRequest, said: RoundJobResult, env: NodeJS.ProcessEnv) {
+  const result: RoundJobResult = { ...said, reason: showText(said.reason), changed: [] };
   // A refused result is the round's -1, never a fall-over: its dry claim goes with it.
   const refuse = (why: string): Rechecked => {
     const { dry: _dry, ...rest } = result;
@@ -44,10 +32,8 @@ export async function recheckResult(
   };
   const ball = request.spec;
   // A dry builder built nothing: a claim of it with work, a pass or a jury is not believed (refused, -1, undone).
-  if (
-    result.dry !== undefined &&
-    (result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit)
-  ) {
+  const built = result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit;
+  if (result.dry !== undefined && built) {
     const claim =
       result.commit !== null
         ? `a commit ${short(result.commit)}`
@@ -65,7 +51,7 @@ export async function recheckResult(
   const commit = result.commit;
   if (commit !== result.tip)
     return refuse(`its commit ${short(commit)} is not the tip it pushed (${short(result.tip)})`);
-  if (!(await isAncestor(repo, request.commit, commit, env)))
+  if (!(await succeeds(git(repo, ['merge-base', '--is-ancestor', request.commit, commit], env))))
     return refuse(`its commit ${short(commit)} does not descend from the round's commit ${short(request.commit)}`);
   const scope = new Set(ball.scope.map((s) => normal(s.path)));
   const sinceStart = await changedBetween(repo, request.start, commit, env);
@@ -83,10 +69,9 @@ export async function recheckResult(
   }
   result.changed = await changedBetween(repo, request.commit, commit, env);
   const candidate = await candidateAt(repo, commit, ball);
-  if (result.candidate !== null && result.candidate !== candidate)
-    return refuse(
-      `the candidate it names (sha256 ${short(result.candidate)}) is not its commit's (sha256 ${short(candidate)})`,
-    );
+  const named = result.candidate;
+  if (named !== null && named !== candidate)
+    return refuse(`the candidate it names (sha256 ${short(named)}) is not its commit's (sha256 ${short(candidate)})`);
   if (result.receipt === 1) {
     const why = passProblems(request, result, candidate);
     if (why !== null) return refuse(`its receipt 1 does not agree with what the engine checks: ${why}`);

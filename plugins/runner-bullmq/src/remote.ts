@@ -1,6 +1,6 @@
 // Checked before anything runs: a missing remote or path is bad input (exit 2), not a held ball after a push.
 import { existsSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { UsageError, runGit, showValue } from '@leap/core';
 import { workerGitEnv } from './git.js';
 import { remoteId } from './protocol.js';
@@ -19,23 +19,17 @@ export async function checkRemote(cwd: string, remote: string, env: NodeJS.Proce
   if (remote === '' || remote.startsWith('-'))
     throw new UsageError(`Expected --remote to be a remote's name, a path or a git URL, got ${shown}`);
   const kind = remoteKind(remote);
-  if (kind === 'url') return;
-  if (kind === 'path') {
-    if (!existsSync(isAbsolute(remote) ? remote : resolve(cwd, remote)))
-      throw new UsageError(
-        `--remote ${shown}: no such path (the shared remote every worker clones: a remote's name, a path or a git URL)`,
-      );
-    return;
-  }
+  const what = "the shared remote every worker clones: a remote's name, a path or a git URL";
+  if (kind === 'path' && !existsSync(resolve(cwd, remote)))
+    throw new UsageError(`--remote ${shown}: no such path (${what})`);
+  if (kind !== 'name') return;
   const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: workerGitEnv(env), allowFailure: true });
   if (got.code !== 0) {
     const names = await runGit(['remote'], { cwd, env: workerGitEnv(env), allowFailure: true });
     const known = names.code === 0 ? names.stdout.split('\n').filter((n) => n !== '') : [];
     const remotes = known.length === 0 ? 'it has no remote' : `its remotes: ${known.join(', ')}`;
-    throw new UsageError(
-      `--remote ${shown}: the repository has no remote of that name (${remotes}); ` +
-        "give a remote's name, a path or a git URL every worker reaches",
-    );
+    const fix = "give a remote's name, a path or a git URL every worker reaches";
+    throw new UsageError(`--remote ${shown}: the repository has no remote of that name (${remotes}); ${fix}`);
   }
 }
 

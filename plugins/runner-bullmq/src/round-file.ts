@@ -1,15 +1,13 @@
 // The engine's own reading of the queue, for the views; the worker's name is worker-written text (printed escaped).
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { slicePaths, writeFileAtomic } from '@leap/core';
-import type { Phase } from './progress.js';
+import { slicePaths, writeFileAtomic, type RoundPhase as Phase } from '@leap/core';
 
 export interface RemoteRound {
   v: 1;
   round: number;
   job: string;
   state: 'queued' | 'building' | 'returned';
-  /** The worker building it (BullMQ's record of who took the job), or null while it is queued. */
   worker: string | null;
   /** From the job's progress the worker signed (progress.ts); null when queued or none said. */
   phase: Phase | null;
@@ -20,19 +18,15 @@ export interface RemoteRound {
   enginePid: number;
 }
 
-/** Write the round's state; never throws (the view's picture is not worth a round). */
+/** Write the round's state; never throws (a state folder we cannot write: the round goes on without its picture). */
 export function writeRemoteRound(repoRoot: string, slice: string, ball: string, round: RemoteRound): void {
   try {
     const file = slicePaths(repoRoot, slice).remoteRound(ball);
     mkdirSync(dirname(file), { recursive: true });
-    // A picture for the view, rewritten at every look at the queue: whole, not durable.
     writeFileAtomic(file, `${JSON.stringify(round, null, 2)}\n`, { durable: false });
-  } catch {
-    // a state folder we cannot write: the round goes on without its picture
-  }
+  } catch {}
 }
 
-/** The round's file removed (a round that ended without a result: its record says why). */
 export function removeRemoteRound(repoRoot: string, slice: string, ball: string): void {
   rmSync(slicePaths(repoRoot, slice).remoteRound(ball), { force: true });
 }

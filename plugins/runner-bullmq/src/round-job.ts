@@ -1,7 +1,7 @@
 // One job on a worker: checked, handed back, or built in the ball's worktree, pushed, and its result signed.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTimeLimit, statePaths } from '@leap/core';
+import { readTimeLimit, statePaths, type RoundPhase as Phase } from '@leap/core';
 import type { RoundRequest } from '@leap/slice';
 import type { Job } from 'bullmq';
 import { BadJobError, checkJobBody } from './check-job.js';
@@ -10,25 +10,19 @@ import { git } from './git.js';
 import type { InHand, startHeartbeat } from './heartbeat.js';
 import type { RoundJobBody } from './job-schema.js';
 import { notForLabels } from './labels.js';
-import { sealProgress, watchRoundPhases, type Phase } from './progress.js';
+import { sealProgress, watchRoundPhases } from './progress.js';
 import { ballBranch, roundEnv, type RoundJobResult } from './protocol.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
 
-const LABEL_STEP_ASIDE_MS = 250;
-
 /** What a job whose data is not JSON carries instead (BullMQ would throw on it and leave the job active). */
 export const UNPARSABLE = '__leapUnparsable';
-
-/** A round whose leaf the stop signal ended (the supervisor ends its leaf on TERM or INT): given back, not returned. */
+/** A round whose leaf the stop signal ended: given back, not returned. */
 class StoppedError extends Error {}
-
-/** Spends one of the job's attempts (not handed back free): a remote refusing every push cannot loop for ever. */
+/** Spends one of the job's attempts: a remote refusing every push cannot loop for ever. */
 class PushError extends Error {}
-
-/** A round finished after its job's lock lapsed (this worker paused or cut off): the job is another worker's now. */
+/** A round finished after its job's lock lapsed: the job is another worker's now. */
 class LockLostError extends Error {}
 
-/** What one worker's jobs share: its settings and parts, the rounds in hand, and two flags. */
 export interface WorkerState {
   readonly name: string;
   readonly secret: Buffer;
@@ -50,17 +44,15 @@ export interface WorkerState {
   readonly buildRoundIn: typeof import('@leap/slice').buildRoundIn;
   /** Takes no job for a while (a remote out of reach): a worker that reaches it takes the job. */
   readonly stepAside: () => void;
-  /** The rounds in hand, for the heartbeat (leap workers). */
   readonly inHand: Map<string, InHand>;
   /** Jobs this worker handed back for its labels: said once each. */
   readonly notMine: Set<string>;
   /** A stop signal came: a round whose leaf it ended is handed back. */
   stopping: boolean;
-  /** A drain asked (leap workers drain): no round taken from now on is built here; those in hand are finished. */
+  /** A drain asked: no round taken from now on is built here; those in hand are finished. */
   draining: boolean;
 }
 
-/** A job's round as it runs here. */
 interface Round {
   readonly job: Job<Sealed, Sealed>;
   readonly token: string | undefined;
@@ -115,8 +107,8 @@ export async function runJob(w: WorkerState, job: Job<Sealed, Sealed>, token?: s
 async function readJob(w: WorkerState, job: Job<Sealed, Sealed>) {
   try {
     const data: unknown = job.data;
-    const json = data === null || typeof data !== 'object' || !(UNPARSABLE in data);
-    if (!json) throw new BadJobError("the job's data is not JSON");
+    if (data !== null && typeof data === 'object' && UNPARSABLE in data)
+      throw new BadJobError("the job's data is not JSON");
     return await checkJobBody(unseal(w.secret, 'job', String(job.id), data), w.dir);
   } catch (error) {
     if (!(error instanceof BadJobError || error instanceof SignatureError)) throw error;
@@ -132,7 +124,7 @@ async function handBackUnlessOurs(w: WorkerState, body: RoundJobBody, what: stri
   if (why !== null) {
     if (!w.notMine.has(String(job.id))) w.log(`${what}: not for this worker (${why}); handed back, no attempt spent`);
     w.notMine.add(String(job.id));
-    await job.moveToDelayed(Date.now() + LABEL_STEP_ASIDE_MS, token);
+    await job.moveToDelayed(Date.now() + 250, token);
     throw new w.bull.DelayedError();
   }
   if (w.draining || (await w.heart.drainAsked())) {
@@ -226,13 +218,10 @@ function outcome({ dry, builder, receipt, candidate }: RoundJobResult): string {
   return `${receipt === null ? 'no pass' : `receipt ${receipt}`}${of}`;
 }
 
-/** `env` with VERI_TIMEOUT (each agent leaf's time limit) no longer than `maxMs`. */
 function capLeafTime(env: NodeJS.ProcessEnv, maxMs: number): NodeJS.ProcessEnv {
-  let own: number;
+  let own = 0;
   try {
     own = readTimeLimit(null, null, env).ms;
-  } catch {
-    own = 0;
-  }
+  } catch {}
   return { ...env, VERI_TIMEOUT: `${(own === 0 ? maxMs : Math.min(own, maxMs)) / 1000}` };
 }

@@ -1,26 +1,18 @@
 // The engine's side (CONTRACT section 11): the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { LeapError, serial, showText, statePaths } from '@leap/core';
+import { LeapError, serial, showText, statePaths, type RoundPhase as Phase } from '@leap/core';
 import { roundFamilies } from './labels.js';
 import { removeRemoteRound, writeRemoteRound, type RemoteRound } from './round-file.js';
 import { appendEvents, ownEvents } from './own-events.js';
-import type { Phase } from './progress.js';
 import { recheckResult } from './recheck.js';
 import { remoteKey } from './remote.js';
+import { sliceJob } from './clean-remote.js';
 import { redact, redactUrl, secretsOf } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue } from 'bullmq';
-import { git, hasCommit } from './git.js';
-import {
-  PREFIX,
-  QUEUE,
-  ballBranch,
-  jobId,
-  jobRequest,
-  timings,
-  type RoundJob,
-  type RoundJobResult,
-} from './protocol.js';
+import { errorOf, git, hasCommit } from './git.js';
+import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings } from './protocol.js';
+import type { RoundJob, RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
 import { readQueueSecret, seal, unseal } from './sign.js';
 import { jobOptions, waitForJob, type Waits } from './wait-job.js';
@@ -33,16 +25,13 @@ export interface BullmqRunnerOptions {
   /** The main repository's state folder: the workers' leaf events are appended to its log. */
   stateDir: string;
   env: NodeJS.ProcessEnv;
-  /** Default: readQueueSecret's (from `secretFile`, else LEAP_QUEUE_SECRET). */
   secret?: Buffer;
-  secretFile?: string;
   /** Where the runner says what the engine's progress lines cannot: a round queued while no worker is connected. */
   say?: (line: string) => void;
   /** `--priority` (0 to 1000, default 0): a higher slice's rounds are taken first. */
   priority?: number;
 }
 
-/** What one run's rounds share: its settings, its queue once opened, and what changes as it runs. */
 interface RunnerState extends Waits {
   readonly options: BullmqRunnerOptions;
   readonly env: NodeJS.ProcessEnv;
@@ -52,9 +41,8 @@ interface RunnerState extends Waits {
   readonly once: ReturnType<typeof serial>;
   /** This run's jobs still waited for: taken off the queue when it closes. */
   readonly waiting: Set<string>;
-  /** Commits the remote is known to hold (pushed, or fetched back from it): not pushed again. */
+  /** Commits the remote is known to hold: not pushed again. */
   readonly onRemote: Set<string>;
-  /** Commits asked for during a push go in the next one. */
   readonly toPush: { refspec: string; done: (error: Error | null) => void }[];
   pushing: boolean;
   opened: ReturnType<typeof openQueue> | null;
@@ -64,12 +52,11 @@ interface RunnerState extends Waits {
   interrupted: string | null;
 }
 
-/** A runner that queues every round for `leap worker`s on other machines. */
 export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & { readonly run: string } {
   const { env, say } = options;
   const run = randomBytes(6).toString('hex');
   // No secret, no run: read before anything is queued (a UsageError, exit 2).
-  const secret = options.secret ?? readQueueSecret(env, options.secretFile);
+  const secret = options.secret ?? readQueueSecret(env);
   const { pollMs, roundMs } = timings(env);
   const priority = bullmqPriority(options.priority ?? 0);
   const settings = { options, env, say, remote: options.remote ?? 'origin', run, secret, pollMs, roundMs, priority };
@@ -99,13 +86,13 @@ async function openQueue(s: RunnerState) {
   const listen = await connect(s.options.redis);
   const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
   const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
-  // Redis going away is waited through (every command queues until it is back); the rounds' polls say the rest.
+  // Redis going away is waited through: every command queues until it is back.
   queue.on('error', () => {});
   events.on('error', () => {});
   const wake = ({ jobId: id }: { jobId: string }) => s.wakers.get(id)?.();
   events.on('completed', wake);
   events.on('failed', wake);
-  // A worker took it, or said where it is (job progress): the round's picture for leap status moves on.
+  // A worker took it, or said where it is: the round's picture for leap status moves on.
   events.on('active', wake);
   events.on('progress', wake);
   await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
@@ -118,15 +105,8 @@ const key = (s: RunnerState) => (s.keyed ??= remoteKey(s.options.repoRoot, s.rem
 async function dropStale(s: RunnerState, queue: Queue, slice: string): Promise<void> {
   const mine = await key(s);
   for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
-    // Only a job signed with our secret is an engine's: anything else is left for the workers to refuse.
-    let data: RoundJob | undefined;
-    try {
-      data = unseal(s.secret, 'job', String(job?.id), job?.data) as RoundJob;
-    } catch {
-      continue;
-    }
-    const stale = data?.request?.slice === slice && data.remote === mine && data.run !== s.run;
-    if (stale) await job.remove().catch(() => undefined);
+    const data = sliceJob(s.secret, job, slice, mine);
+    if (data !== undefined && data.run !== s.run) await job.remove().catch(() => undefined);
   }
 }
 
@@ -144,10 +124,10 @@ async function buildRound(s: RunnerState, request: RoundRequest): Promise<RoundR
   const result = await queueRound(s, request);
   const { repoRoot, stateDir } = s.options;
   await fetchTip(s, result.tip, branch);
-  if (!(await hasCommit(repoRoot, result.tip, s.env))) {
-    const where = redactUrl(s.remote);
-    throw new LeapError(`worker ${result.worker} returned the tip ${result.tip}, which is not on ${where}`);
-  }
+  if (!(await hasCommit(repoRoot, result.tip, s.env)))
+    throw new LeapError(
+      `worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(s.remote)}`,
+    );
   const checked = await recheckResult(repoRoot, request, result, s.env);
   await git(repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], s.env);
   s.onRemote.add(result.tip);
@@ -163,25 +143,13 @@ async function buildRound(s: RunnerState, request: RoundRequest): Promise<RoundR
 async function queueRound(s: RunnerState, request: RoundRequest): Promise<RoundJobResult> {
   const bull = await open(s);
   const id = jobId(request, s.run);
-  // The families the round needs, for the workers' labels (from the engine's agents file, as its jury reads them).
   const families = await roundFamilies(request, s.env);
   const body: RoundJob = { v: 1, run: s.run, remote: await key(s), request: jobRequest(request) };
   if (families !== null) body.families = families;
   const data = seal(s.secret, 'job', id, body);
   s.waiting.add(id);
-  // Where the round stands, for leap status and leap report: the engine's own reading of the queue.
-  const picture: RemoteRound = {
-    v: 1,
-    round: request.round,
-    job: id,
-    state: 'queued',
-    worker: null,
-    phase: null,
-    queuedAt: new Date().toISOString(),
-    takenAt: null,
-    returnedAt: null,
-    enginePid: process.pid,
-  };
+  const at = { worker: null, phase: null, queuedAt: new Date().toISOString(), takenAt: null, returnedAt: null };
+  const picture: RemoteRound = { v: 1, round: request.round, job: id, state: 'queued', ...at, enginePid: process.pid };
   const show = (change: Partial<RemoteRound>) => {
     writeRemoteRound(s.options.repoRoot, request.slice, request.ball, Object.assign(picture, change));
   };
@@ -228,13 +196,8 @@ function pushRound(s: RunnerState, commit: string, branch: string): Promise<void
 function pushSoon(s: RunnerState): void {
   if (s.pushing || s.toPush.length === 0) return;
   s.pushing = true;
-  const push = (refspecs: string[]) =>
-    s
-      .once(() => git(s.options.repoRoot, ['push', '--quiet', '--force', '--', s.remote, ...refspecs], s.env))
-      .then(
-        () => null,
-        (error: Error) => error,
-      );
+  const args = ['push', '--quiet', '--force', '--', s.remote];
+  const push = (refspecs: string[]) => errorOf(s.once(() => git(s.options.repoRoot, [...args, ...refspecs], s.env)));
   void (async () => {
     // One turn of the event loop: the rounds one merge made ready are asked for together.
     await new Promise((r) => setImmediate(r));

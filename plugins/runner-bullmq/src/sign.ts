@@ -31,17 +31,13 @@ export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
   } else {
     from = 'LEAP_QUEUE_SECRET';
     secret = env.LEAP_QUEUE_SECRET ?? '';
-    if (secret === '')
-      throw new UsageError(
-        'the queue needs a secret shared by the engine and every worker: ' +
-          'set LEAP_QUEUE_SECRET or give --secret-file FILE ' +
-          `(at least ${MIN_SECRET} characters; never on the command line)`,
-      );
+    const limits = `at least ${MIN_SECRET} characters; never on the command line`;
+    const how = `set LEAP_QUEUE_SECRET or give --secret-file FILE (${limits})`;
+    if (secret === '') throw new UsageError(`the queue needs a secret shared by the engine and every worker: ${how}`);
   }
-  if ([...secret].length < MIN_SECRET)
-    throw new UsageError(
-      `the queue secret from ${from} has ${[...secret].length} characters; it needs at least ${MIN_SECRET}`,
-    );
+  const length = [...secret].length;
+  if (length < MIN_SECRET)
+    throw new UsageError(`the queue secret from ${from} has ${length} characters; it needs at least ${MIN_SECRET}`);
   return Buffer.from(secret, 'utf8');
 }
 
@@ -53,18 +49,15 @@ export function seal(secret: Buffer, kind: SealKind, id: string, value: unknown)
   return { v: 1, body, mac: macOf(secret, kind, id, body) };
 }
 
-/** Throws a SignatureError when `data` is unsigned or wrongly signed for `kind` and `id`. */
 export function unseal(secret: Buffer, kind: SealKind, id: string, data: unknown): unknown {
   const d = data as Partial<Sealed> | null;
   if (d === null || typeof d !== 'object' || typeof d.body !== 'string' || typeof d.mac !== 'string')
     throw new SignatureError(`the ${kind} is unsigned`);
   const want = Buffer.from(macOf(secret, kind, id, d.body), 'hex');
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(d.mac) ? d.mac : '', 'hex');
+  const of = kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name";
   if (got.length !== want.length || !timingSafeEqual(got, want))
-    throw new SignatureError(
-      `the ${kind} is wrongly signed (another secret, or its content or ` +
-        `${kind === 'job' || kind === 'result' || kind === 'progress' ? 'job id' : "worker's name"} changed)`,
-    );
+    throw new SignatureError(`the ${kind} is wrongly signed (another secret, or its content or ${of} changed)`);
   try {
     return JSON.parse(d.body) as unknown;
   } catch {

@@ -8,31 +8,23 @@ import { checkRemote } from './remote.js';
 import { MAX_PRIORITY, createBullmqRunner } from './runner.js';
 import { readQueueSecret } from './sign.js';
 
+const REMOTE =
+  "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is " +
+  'pushed there, each result fetched back';
+const SECRET =
+  'the queue secret, shared with every worker (default LEAP_QUEUE_SECRET; at least 16 characters, ' +
+  'never on the command line)';
+const PRIORITY =
+  `this slice's rounds before those of slices of a lower priority (0 to ${MAX_PRIORITY}, default 0; ` +
+  "BullMQ's job priority)";
+
 export const runner: RunnerModule<SliceRunner> = {
   name: 'bullmq',
   options: {
     redis: { type: 'string', value: 'URL', help: 'the Redis server (redis://HOST:PORT; default LEAP_REDIS_URL)' },
-    remote: {
-      type: 'string',
-      value: 'R',
-      help:
-        'the shared remote every worker clones, a remote name, path or git URL (default origin); ' +
-        "each round's commit is pushed there, each result fetched back",
-    },
-    'secret-file': {
-      type: 'string',
-      value: 'FILE',
-      help:
-        'the queue secret, shared with every worker ' +
-        '(default LEAP_QUEUE_SECRET; at least 16 characters, never on the command line)',
-    },
-    priority: {
-      type: 'string',
-      value: 'N',
-      help:
-        "this slice's rounds before those of slices of a lower priority " +
-        `(0 to ${MAX_PRIORITY}, default 0; BullMQ's job priority)`,
-    },
+    remote: { type: 'string', value: 'R', help: REMOTE },
+    'secret-file': { type: 'string', value: 'FILE', help: SECRET },
+    priority: { type: 'string', value: 'N', help: PRIORITY },
   },
   async prepare(values, place) {
     const priority = checkPriority(values.priority);
@@ -48,10 +40,7 @@ export const runner: RunnerModule<SliceRunner> = {
 };
 
 // The options of both: Redis's URL, the queue secret, the remote, then Redis answering.
-async function checked(
-  values: Readonly<Record<string, string | boolean | undefined>>,
-  { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv },
-) {
+async function checked(values: Record<string, unknown>, { cwd, env }: { cwd: string; env: NodeJS.ProcessEnv }) {
   const given = (key: string) => (typeof values[key] === 'string' ? (values[key] as string) : undefined);
   const url = checkRedisUrl(given('redis'), '--redis', env);
   const secretFile = given('secret-file');
@@ -62,7 +51,6 @@ async function checked(
   return { url, secret, remote };
 }
 
-/** `--priority N`: an integer from 0 to MAX_PRIORITY (absent: 0). */
 function checkPriority(given: string | boolean | undefined): number {
   if (given === undefined) return 0;
   const n = typeof given === 'string' && /^\d+$/.test(given) ? Number(given) : Number.NaN;

@@ -6,22 +6,17 @@ const tokenUser = (parsed: URL) =>
 
 /** A URL without its password or token (`redis://:***@host:6379`); text that is no URL is returned as it is. */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password === '' && !tokenUser(parsed)) return url;
-    if (parsed.password !== '') parsed.password = '***';
-    else parsed.username = '***';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (parsed === null || (parsed.password === '' && !tokenUser(parsed))) return url;
+  if (parsed.password !== '') parsed.password = '***';
+  else parsed.username = '***';
+  return parsed.toString();
 }
 
-/** The secret parts of `urls` (passwords, and user names that stand for a token), for `redact`. */
+/** The secret parts of `urls` (passwords, and user names that stand for a token), for `redact`; none in a non-URL. */
 export function secretsOf(...urls: (string | undefined)[]): string[] {
   const out: string[] = [];
-  for (const url of urls) {
-    if (url === undefined) continue;
+  for (const url of urls.filter((u) => u !== undefined)) {
     try {
       const parsed = new URL(url);
       for (const part of [parsed.password, tokenUser(parsed) ? parsed.username : '']) {
@@ -30,9 +25,7 @@ export function secretsOf(...urls: (string | undefined)[]): string[] {
         const decoded = decodeURIComponent(part);
         if (decoded !== part) out.push(decoded);
       }
-    } catch {
-      // not a URL: nothing secret in it that we know of
-    }
+    } catch {}
   }
   return out;
 }

@@ -1,18 +1,16 @@
 // A job waited on: woken by the queue's events at once; a poll catches what an event missed (a Redis restart).
-import { LeapError, showText } from '@leap/core';
+import { LeapError, showText, type RoundPhase as Phase } from '@leap/core';
 import type { Queue } from 'bullmq';
 import { workerNameOf } from './round-file.js';
-import { phaseOf, type Phase } from './progress.js';
+import { phaseOf } from './progress.js';
 import { QUEUE } from './protocol.js';
 import type { Sealed } from './sign.js';
 
-/** What a wait reads of its runner: the flags that end it, and where it is woken. */
 export interface Waits {
   readonly secret: Buffer;
   readonly pollMs: number;
   readonly priority: number;
   readonly say: ((line: string) => void) | undefined;
-  /** Who waits on which job. */
   readonly wakers: Map<string, () => void>;
   readonly closed: boolean;
   /** Set by interrupt (the engine's TERM or INT): every round still waited for ends at once, its ball held. */
@@ -49,9 +47,8 @@ export async function waitForJob(s: Waits, q: Bull, id: string, data: Sealed, ms
         toldAlone = true;
         await sayAlone(queue, s.say, what);
       }
-      if (state === 'failed') {
+      if (state === 'failed')
         throw new LeapError(`the workers could not build ${id}: ${showText(ended?.failedReason ?? job.failedReason)}`);
-      }
     }
     await sleep(s.wakers, id, Math.max(0, Math.min(s.pollMs, deadline - Date.now() + 1)));
   }
@@ -68,8 +65,7 @@ async function sayAlone(queue: Queue, say: (line: string) => void, what: string)
 async function timedOut({ queue, Job }: Bull, id: string, limitMs: number): Promise<LeapError> {
   const job = await Job.fromId(queue, id).catch(() => undefined);
   const state = job === undefined ? 'gone' : await job.getState().catch(() => 'unknown');
-  const queued = state === 'waiting' || state === 'delayed' || state === 'prioritized';
-  if (queued) await job?.remove().catch(() => undefined);
+  if (['waiting', 'delayed', 'prioritized'].includes(state)) await job?.remove().catch(() => undefined);
   const off = `${state === 'prioritized' ? 'waiting' : state}: taken off the queue`;
   const was = state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : off;
   const limit = `${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits)`;
@@ -78,15 +74,13 @@ async function timedOut({ queue, Job }: Bull, id: string, limitMs: number): Prom
 
 function sleep(wakers: Map<string, () => void>, id: string, ms: number): Promise<void> {
   return new Promise<void>((r) => {
-    const timer = setTimeout(() => {
-      wakers.delete(id);
-      r();
-    }, ms);
-    wakers.set(id, () => {
+    const wake = () => {
       clearTimeout(timer);
       wakers.delete(id);
       r();
-    });
+    };
+    const timer = setTimeout(wake, ms);
+    wakers.set(id, wake);
   });
 }
 

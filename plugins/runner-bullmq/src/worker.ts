@@ -4,8 +4,9 @@ import type { JobJson } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { showText } from '@leap/core';
 import { WorkerClone } from './clone.js';
-import { clientSafeName, heartbeatTimings, startHeartbeat, type InHand } from './heartbeat.js';
-import { PREFIX, QUEUE, timings } from './protocol.js';
+import { clientSafeName, startHeartbeat, type InHand } from './heartbeat.js';
+import { PREFIX, QUEUE, msFromEnv, timings } from './protocol.js';
+import { succeeds } from './git.js';
 import { connect } from './redis.js';
 import { UNPARSABLE, runJob, seconds, type WorkerState } from './round-job.js';
 import type { Sealed } from './sign.js';
@@ -13,38 +14,30 @@ import { redact, redactUrl, secretsOf } from './text.js';
 
 export interface WorkerOptions {
   redis: string;
-  /** The shared remote: a bare repository path, file://, ssh. */
   repo: string;
-  /** Rounds built at once (default 1). */
   jobs?: number;
-  /** This machine's folder: the clone, the worktrees, the leaves' state (default `.leap-worker`). */
   dir: string;
-  /** The worker's name in the records (default host:pid). */
   name?: string;
-  /** Shared with the engines (readQueueSecret): jobs not signed with it are refused; results are signed with it. */
   secret: Buffer;
   /** An absolute path, the only agents file its rounds use; none: the built-ins (and VERI_AGENTS). */
   agents?: string;
-  /** `--label`: only rounds whose builder's and reviewers' families are all here; none: every round. */
   labels?: string[];
-  /** `--max-leaf` (ms): caps each leaf's time limit, whatever the job says; 0 or none: the job's. */
+  /** `--max-leaf` (ms); 0 or none: the job's. */
   maxLeafMs?: number;
   env?: NodeJS.ProcessEnv;
-  /** One line per job event. */
   log?: (line: string) => void;
 }
 
 export interface RunningWorker {
   readonly name: string;
-  /** Resolves once `leap workers drain` asks: it takes no more rounds; close it with `{ drain: true }`. */
+  /** Resolves once `leap workers drain` asks; close it with `{ drain: true }`. */
   readonly drained: Promise<void>;
-  /** Finish the jobs in flight, never waiting on a silent Redis. `drain`: a held round is returned, not handed back. */
+  /** Finish the jobs in flight, never waiting on a silent Redis. */
   close(options?: { drain?: boolean }): Promise<void>;
-  /** A stop signal came while it drains: the leaves it ended make their rounds handed back, as on TERM. */
+  /** A stop signal came while it drains: the rounds whose leaf it ended are handed back. */
   signalled(): void;
 }
 
-/** Start taking jobs; resolves once the worker is connected and listening. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const env = options.env ?? process.env;
   // Every line said is one line, its control characters escaped, with no password, token or secret in it.
@@ -63,9 +56,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const connection = await connect(options.redis);
   const { lockMs, stalledMs, retryMs } = timings(env);
   let sayDrained: () => void = () => {};
-  const drained = new Promise<void>((r) => {
-    sayDrained = r;
-  });
+  const drained = new Promise<void>((r) => (sayDrained = r));
   const name = options.name ?? `${hostname()}:${process.pid}`;
   const heart = startWorkerHeart(connection, options, () => state, sayDrained, started);
   const { secret, dir, agents } = options;
@@ -76,18 +67,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const stepAside = () => void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
   const state: WorkerState = { ...settings, maxLeafMs: options.maxLeafMs ?? 0, ...parts, ...fresh, stepAside };
   const Checked = checkedWorker(Worker);
-  const worker = new Checked(QUEUE, (job, token) => runJob(state, job, token), {
-    connection,
-    prefix: PREFIX,
-    concurrency: state.jobs,
-    lockDuration: lockMs,
-    stalledInterval: stalledMs,
-    // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
-    maxStalledCount: 2,
-    autorun: false,
-    // BullMQ names the worker's Redis connections after it, and Redis takes only printable ASCII without spaces there.
-    name: clientSafeName(name),
-  });
+  const locks = { concurrency: state.jobs, lockDuration: lockMs, stalledInterval: stalledMs, autorun: false };
+  // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
+  const bullOptions = { connection, prefix: PREFIX, ...locks, maxStalledCount: 2, name: clientSafeName(name) };
+  const worker = new Checked(QUEUE, (job, token) => runJob(state, job, token), bullOptions);
   sayErrors(worker, log);
   // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
   await heart.start();
@@ -97,9 +80,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     name,
     drained,
-    signalled() {
-      state.stopping = true;
-    },
+    signalled: () => void (state.stopping = true),
     close: (closeOptions = {}) => closeWorker(state, worker, connection, options.redis, closeOptions.drain === true),
   };
 }
@@ -130,10 +111,12 @@ function shownSettings(w: WorkerState): string {
   return `--jobs ${w.jobs}, remote ${w.shownRepo}, folder ${w.dir}${agents}${labels}${maxLeaf}`;
 }
 
-// `w`: the state, made once the heartbeat is (its first beat is after both).
+// `w`: the state, made after the heartbeat (its first beat is after both).
 function startWorkerHeart(redis: Redis, o: WorkerOptions, w: () => WorkerState, drained: () => void, started: number) {
-  const { beatMs, ttlMs } = heartbeatTimings(o.env ?? process.env);
+  const beatMs = msFromEnv(o.env ?? process.env, 'LEAP_BULLMQ_HEARTBEAT_MS', 5000);
+  const ttlMs = 3 * beatMs;
   const host = hostname();
+  // Read back by `leap workers` as untrusted text; past `ttlMs` without a new beat the worker is dead.
   const record = () => {
     const { name, labels, jobs, draining, inHand } = w();
     const now = { beat: Date.now(), ttlMs, draining, inHand: [...inHand.values()] };
@@ -146,11 +129,11 @@ function startWorkerHeart(redis: Redis, o: WorkerOptions, w: () => WorkerState, 
     s.heart.beatNow();
     drained();
   };
-  const onForged = () => {
+  const onForgedDrain = () => {
     const why = 'anyone with Redis access can write one; leap workers drain signs its own';
     w().log(`a drain flag for ${w().name} in Redis is not signed with the queue secret: ignored (${why})`);
   };
-  return startHeartbeat(redis, o.secret, record, beatMs, onDrain, onForged);
+  return startHeartbeat(redis, o.secret, { record, beatMs, onDrain, onForgedDrain });
 }
 
 function sayErrors(worker: CheckedWorker, log: (line: string) => void): void {
@@ -179,10 +162,7 @@ async function closeWorker(w: WorkerState, worker: CheckedWorker, connection: Re
   w.draining = true;
   w.heart.beatNow();
   // BullMQ's close waits for ever on a gone Redis; the rounds' locks lapse, another worker takes them later.
-  const closing = worker.close().then(
-    () => true,
-    () => true,
-  );
+  const closing = succeeds(worker.close()).then(() => true);
   const redisAnswered = await Promise.race([closing, redisGone(connection).then(() => false)]);
   if (!redisAnswered) {
     const later = 'not waiting for it (the rounds in flight go to another worker once it is back)';
@@ -201,7 +181,6 @@ async function closeWorker(w: WorkerState, worker: CheckedWorker, connection: Re
 function redisGone(connection: Redis): Promise<void> {
   if (connection.status !== 'ready') return Promise.resolve();
   return new Promise((resolve) => {
-    connection.once('close', () => resolve());
-    connection.once('end', () => resolve());
+    connection.once('close', () => resolve()).once('end', () => resolve());
   });
 }

@@ -31,21 +31,12 @@ Exit codes: 0 done; 2 bad input (an unknown action or option, drain without NAME
 NAME or --dead, a NAME no worker has a record of, forget of a live or draining worker, no queue secret or a
 short one, Redis not reachable).`;
 
-const OPTIONS = {
-  redis: { type: 'string' },
-  'secret-file': { type: 'string' },
-  json: { type: 'boolean' },
-  all: { type: 'boolean' },
-  dead: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
+const [t, b] = [{ type: 'string' }, { type: 'boolean' }] as const;
+const OPTIONS = { redis: t, 'secret-file': t, json: b, all: b, dead: b, help: { ...b, short: 'h' } } as const;
 
 export const workersCommand: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, OPTIONS, WORKERS_USAGE);
-  if (values.help === true) {
-    io.stdout(`${WORKERS_USAGE}\n`);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(`${WORKERS_USAGE}\n`), 0);
   const [action = 'list', ...names] = positionals;
   if (!['list', 'drain', 'forget', 'pause', 'resume'].includes(action))
     throw new UsageError(
@@ -86,14 +77,12 @@ export const workersCommand: Subcommand = async (argv, io) => {
   }
   if (action === 'forget') {
     const forgotten = await workers.forgetWorkers(redis, secret, values.dead === true ? { dead: true } : { names });
-    if (values.json === true) io.stdout(`${JSON.stringify({ forgotten }, null, 2)}\n`);
-    else {
-      if (forgotten.length === 0) io.stdout('leap workers: no dead or forged record to forget\n');
-      for (const f of forgotten) {
-        const beat = f.heartbeatAgeMs === null ? 'unknown' : `${seconds(f.heartbeatAgeMs)} ago`;
-        const what = f.state === 'forged' ? 'a forged record' : `dead, last heartbeat ${beat}`;
-        io.stdout(`leap workers: ${f.name}: forgotten (${what})\n`);
-      }
+    if (values.json === true) return (io.stdout(`${JSON.stringify({ forgotten }, null, 2)}\n`), 0);
+    if (forgotten.length === 0) io.stdout('leap workers: no dead or forged record to forget\n');
+    for (const f of forgotten) {
+      const beat = f.heartbeatAgeMs === null ? 'unknown' : `${seconds(f.heartbeatAgeMs)} ago`;
+      const what = f.state === 'forged' ? 'a forged record' : `dead, last heartbeat ${beat}`;
+      io.stdout(`leap workers: ${f.name}: forgotten (${what})\n`);
     }
     return 0;
   }
@@ -105,14 +94,11 @@ export const workersCommand: Subcommand = async (argv, io) => {
 const seconds = (ms: number | null) =>
   ms === null ? '?' : ms < 100_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`;
 
-/** The list as text: one line per worker, one more per round in hand. */
 function renderWorkers(view: import('./workers.js').WorkersView): string {
   const c = view.queue.counts;
-  const out = [
-    `queue ${view.queue.name}${view.queue.paused ? ' (paused)' : ''}: ` +
-      `${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.delayed ?? 0} delayed, ${c.active ?? 0} active, ` +
-      `${c.completed ?? 0} completed, ${c.failed ?? 0} failed`,
-  ];
+  const waiting = `${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.delayed ?? 0} delayed`;
+  const counts = `${waiting}, ${c.active ?? 0} active, ${c.completed ?? 0} completed, ${c.failed ?? 0} failed`;
+  const out = [`queue ${view.queue.name}${view.queue.paused ? ' (paused)' : ''}: ${counts}`];
   if (view.workers.length === 0) out.push('no worker has a record: none has started, or all stopped');
   for (const w of view.workers) {
     if (w.state === 'forged') {
@@ -122,14 +108,12 @@ function renderWorkers(view: import('./workers.js').WorkersView): string {
     const labels = w.labels.length === 0 ? 'every family' : w.labels.join(',');
     const beat = w.heartbeat === null ? 'no heartbeat' : `heartbeat ${seconds(w.heartbeatAgeMs)} ago`;
     const host = w.host === '' ? '?' : w.host;
-    out.push(
-      `${w.name}  ${w.state}  host ${host}  labels ${labels}  ${w.inHand.length}/${w.jobs ?? '?'} in hand  ${beat}`,
-    );
-    for (const h of w.inHand)
-      out.push(
-        `  ${h.slice}/${h.ball} round ${h.round ?? '?'}${h.phase === null ? '' : ` ${h.phase}`} ` +
-          `for ${seconds(h.forMs)} (job ${h.job})`,
-      );
+    const hand = `${w.inHand.length}/${w.jobs ?? '?'} in hand`;
+    out.push(`${w.name}  ${w.state}  host ${host}  labels ${labels}  ${hand}  ${beat}`);
+    for (const h of w.inHand) {
+      const phase = h.phase === null ? '' : ` ${h.phase}`;
+      out.push(`  ${h.slice}/${h.ball} round ${h.round ?? '?'}${phase} for ${seconds(h.forMs)} (job ${h.job})`);
+    }
   }
   return `${out.join('\n')}\n`;
 }

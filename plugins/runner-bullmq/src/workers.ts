@@ -1,8 +1,8 @@
 // Every record is untrusted: one not signed for its name is forged, none of it believed; a signed one's text escaped.
-import { LeapError, showText } from '@leap/core';
+import { LeapError, ROUND_PHASES as PHASES, showText, type RoundPhase as Phase } from '@leap/core';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
-import { PHASES, type Phase } from './progress.js';
 import { PREFIX, QUEUE } from './protocol.js';
 import { connect } from './redis.js';
 import { unseal } from './sign.js';
@@ -16,7 +16,6 @@ export interface WorkerView {
   pid: number | null;
   labels: string[];
   jobs: number | null;
-  /** The last heartbeat (ISO time) and its age in ms when read. */
   heartbeat: string | null;
   heartbeatAgeMs: number | null;
   /** Whether BullMQ lists a connection of this worker (null: Redis would not list clients; the heartbeat judges). */
@@ -54,82 +53,45 @@ export function safeText(value: unknown, secrets: readonly string[] = []): strin
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** `leap workers`' records and queue. `secret` signs the records; `secrets`: never printed (the Redis password). */
-export async function listWorkers(
-  redis: string,
-  secret: Buffer,
-  secrets: readonly string[] = secretsOf(redis),
-  now = Date.now,
-): Promise<WorkersView> {
+/** `leap workers`' records and queue; `secret` signs the records. */
+export async function listWorkers(redis: string, secret: Buffer): Promise<WorkersView> {
   return withQueue(redis, async (connection, queue) => {
-    const judged = await judgeWorkers(connection, queue, secret, secrets, now());
+    const judged = await judgeWorkers(connection, queue, secret, redis);
     const paused = await queue.isPaused();
     const counts = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed');
     return { queue: { name: QUEUE, paused, counts }, workers: judged.map((j) => j.view) };
   });
 }
 
-/** Each record's raw name (its key) and its view, sorted by name. */
-async function judgeWorkers(
-  connection: Redis,
-  queue: import('bullmq').Queue,
-  secret: Buffer,
-  secrets: readonly string[],
-  at: number,
-): Promise<{ key: string; view: WorkerView }[]> {
-  const keys = await scanKeys(connection, `${HEART_PREFIX}*`);
-  const values = keys.length === 0 ? [] : await connection.mget(...keys);
+type Judged = { key: string; view: WorkerView };
+
+/** Each record's raw name (its key) and its view, sorted by name; the Redis password is never shown. */
+async function judgeWorkers(connection: Redis, queue: Queue, secret: Buffer, redis: string) {
+  const at = Date.now();
+  const records = await scanValues(connection, HEART_PREFIX);
   // A drain flag counts only when it is signed for its worker (a forged one drains nobody: the worker ignores it too).
-  const drainKeys = await scanKeys(connection, `${DRAIN_PREFIX}*`);
-  const drainValues = drainKeys.length === 0 ? [] : await connection.mget(...drainKeys);
-  const drains = new Set(
-    drainKeys
-      .map((k) => k.slice(DRAIN_PREFIX.length))
-      .filter((name, i) => readDrain(secret, name, drainValues[i] ?? null) === 'asked'),
-  );
+  const flags = await scanValues(connection, DRAIN_PREFIX);
+  const drains = new Set(flags.filter(([name, raw]) => readDrain(secret, name, raw) === 'asked').map(([name]) => name));
   // A Redis that refuses CLIENT LIST (an ACL, a managed service) leaves the heartbeats alone to judge.
-  const clients = await queue.getWorkers().catch(() => null);
-  const connected =
-    clients === null || clients.some((c) => (c as { rawname?: unknown }).rawname === undefined)
-      ? null
-      : new Set(clients.map((c) => String((c as { rawname?: unknown }).rawname)));
-  const clientPrefix = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
-  const judged = keys.map((key, i) => {
-    const name = key.slice(HEART_PREFIX.length);
-    return {
-      key: name,
-      view: readRecord(name, values[i] ?? null, { at, secret, drains, connected, clientPrefix, secrets }),
-    };
-  });
-  return judged.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const clients = (await queue.getWorkers().catch(() => null)) as { rawname?: unknown }[] | null;
+  const names = clients?.map((c) => c.rawname);
+  const connected = names === undefined || names.includes(undefined) ? null : new Set(names.map(String));
+  const seen = { at, secret, drains, connected, secrets: secretsOf(redis) };
+  return records.map(([key, raw]): Judged => ({ key, view: readRecord(key, raw, seen) }));
 }
+
+const NONE = { host: '', pid: null, labels: [], jobs: null, heartbeat: null, heartbeatAgeMs: null, connected: null };
+const asForged = (name: string, forged: string): WorkerView => ({ name, state: 'forged', ...NONE, inHand: [], forged });
+// BullMQ's name of a worker's connection: this prefix, then clientSafeName of the worker's name.
+const CLIENT_PREFIX = `${PREFIX}:${Buffer.from(QUEUE).toString('base64')}:w:`;
 
 function readRecord(
   key: string,
   raw: string | null,
-  seen: {
-    at: number;
-    secret: Buffer;
-    drains: Set<string>;
-    connected: Set<string> | null;
-    clientPrefix: string;
-    secrets: readonly string[];
-  },
+  seen: { at: number; secret: Buffer; drains: Set<string>; connected: Set<string> | null; secrets: readonly string[] },
 ): WorkerView {
   const safe = (v: unknown) => safeText(v, seen.secrets);
-  const forged = (why: string): WorkerView => ({
-    name: safe(key),
-    state: 'forged',
-    host: '',
-    pid: null,
-    labels: [],
-    jobs: null,
-    heartbeat: null,
-    heartbeatAgeMs: null,
-    connected: null,
-    inHand: [],
-    forged: why,
-  });
+  const forged = (why: string) => asForged(safe(key), why);
   let record: Record<string, unknown>;
   try {
     // Signed over the key's name: a record copied to another name, changed, or unsigned by the secret is no worker's.
@@ -146,8 +108,7 @@ function readRecord(
   const ttl = num(record.ttlMs);
   const ttlMs = ttl !== null && ttl > 0 && ttl <= RECORD_KEEP_MS ? ttl : 15_000;
   const age = beat === null ? null : Math.max(0, seen.at - beat);
-  // BullMQ's list names each worker's connection after it (clientSafeName: Redis takes no space or byte past ~ there).
-  const connected = seen.connected === null ? null : seen.connected.has(seen.clientPrefix + clientSafeName(key));
+  const connected = seen.connected === null ? null : seen.connected.has(CLIENT_PREFIX + clientSafeName(key));
   const fresh = age !== null && age <= ttlMs;
   const inHand = (Array.isArray(record.inHand) ? record.inHand : []).slice(0, 64).map((h: unknown) => {
     const r = (h !== null && typeof h === 'object' ? h : {}) as Record<string, unknown>;
@@ -178,13 +139,10 @@ function readRecord(
   };
 }
 
-const safeIso = (ms: number) => {
-  const date = new Date(ms);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
-};
+const safeIso = (ms: number) => (Number.isNaN(new Date(ms).getTime()) ? null : new Date(ms).toISOString());
 
 /** `names` checked against the records (a name with none, or only a forged one, is exit 2, naming the workers). */
-function known(judged: { key: string; view: WorkerView }[], names: string[]): { key: string; view: WorkerView }[] {
+function known(judged: Judged[], names: string[]): Judged[] {
   return names.map((name) => {
     const found = judged.find((j) => j.key === name);
     if (found !== undefined && found.view.state !== 'forged') return found;
@@ -197,17 +155,11 @@ function known(judged: { key: string; view: WorkerView }[], names: string[]): { 
 }
 
 /** Ask `names` (all live workers with `all`) to drain: finish rounds in hand, take no more. Returns who (raw names). */
-export async function drainWorkers(
-  redis: string,
-  secret: Buffer,
-  target: { names: string[] } | { all: true },
-): Promise<string[]> {
+export async function drainWorkers(redis: string, secret: Buffer, target: { names: string[] } | { all: true }) {
   return withQueue(redis, async (connection, queue) => {
-    const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
-    const names =
-      'all' in target
-        ? judged.filter((j) => j.view.state === 'live' || j.view.state === 'draining').map((j) => j.key)
-        : known(judged, target.names).map((j) => j.key);
+    const judged = await judgeWorkers(connection, queue, secret, redis);
+    const live = (j: Judged) => j.view.state === 'live' || j.view.state === 'draining';
+    const names = ('all' in target ? judged.filter(live) : known(judged, target.names)).map((j) => j.key);
     // Signed, as the worker checks it: a flag written without the secret drains nobody.
     for (const name of names)
       await connection.set(DRAIN_PREFIX + name, sealDrain(secret, name, Date.now()), 'PX', RECORD_KEEP_MS);
@@ -215,47 +167,33 @@ export async function drainWorkers(
   });
 }
 
-/** A record `leap workers forget` removed: the worker's name (escaped) and what it was. */
-export interface Forgotten {
-  name: string;
-  state: 'dead' | 'forged';
-  heartbeatAgeMs: number | null;
-}
+export type Forgotten = { name: string; state: 'dead' | 'forged'; heartbeatAgeMs: number | null };
 
 /** A live or draining worker is not forgotten (exit 2: it writes its record again at its next heartbeat). */
-export async function forgetWorkers(
-  redis: string,
-  secret: Buffer,
-  target: { names: string[] } | { dead: true },
-): Promise<Forgotten[]> {
+export async function forgetWorkers(redis: string, secret: Buffer, target: { names: string[] } | { dead: true }) {
   return withQueue(redis, async (connection, queue) => {
-    const judged = await judgeWorkers(connection, queue, secret, secretsOf(redis), Date.now());
+    const judged = await judgeWorkers(connection, queue, secret, redis);
     const gone = (j: { view: WorkerView }) => j.view.state === 'dead' || j.view.state === 'forged';
-    let chosen: { key: string; view: WorkerView }[];
+    let chosen: Judged[];
     if ('dead' in target) chosen = judged.filter(gone);
     else {
       chosen = target.names.map((name) => {
         const found = judged.find((j) => j.key === name);
         // A forged record may be forgotten by its name as well.
-        if (found?.view.state === 'forged') return found;
-        return known(judged, [name])[0] as { key: string; view: WorkerView };
+        return found?.view.state === 'forged' ? found : (known(judged, [name])[0] as Judged);
       });
-      const alive = chosen.find((j) => !gone(j));
-      if (alive !== undefined)
-        throw new LeapError(
-          `cannot forget "${alive.view.name}": it is ${alive.view.state} ` +
-            `(heartbeat ${Math.round((alive.view.heartbeatAgeMs ?? 0) / 100) / 10} s ago), ` +
-            'and a live worker writes its record again at its next heartbeat: ' +
-            `drain it (leap workers drain ${alive.view.name}) or stop it first`,
-          { exitCode: 2 },
-        );
+      const alive = chosen.find((j) => !gone(j))?.view;
+      if (alive !== undefined) {
+        const { name, state, heartbeatAgeMs: ms } = alive;
+        const again = 'a live worker writes its record again at its next heartbeat';
+        const how = `drain it (leap workers drain ${name}) or stop it first`;
+        const why = `it is ${state} (heartbeat ${Math.round((ms ?? 0) / 100) / 10} s ago), and ${again}: ${how}`;
+        throw new LeapError(`cannot forget "${name}": ${why}`, { exitCode: 2 });
+      }
     }
     for (const j of chosen) await connection.del(HEART_PREFIX + j.key, DRAIN_PREFIX + j.key);
-    return chosen.map((j) => ({
-      name: j.view.name,
-      state: j.view.state as Forgotten['state'],
-      heartbeatAgeMs: j.view.heartbeatAgeMs,
-    }));
+    const out = ({ view: { name, state, heartbeatAgeMs } }: Judged) => ({ name, state, heartbeatAgeMs }) as Forgotten;
+    return chosen.map(out);
   });
 }
 
@@ -264,13 +202,10 @@ export async function pauseQueue(redis: string, pause: boolean): Promise<void> {
   await withQueue(redis, (_connection, queue) => (pause ? queue.pause() : queue.resume()));
 }
 
-async function withQueue<T>(
-  redis: string,
-  act: (connection: Redis, queue: import('bullmq').Queue) => Promise<T>,
-): Promise<T> {
-  const { Queue } = await import('bullmq');
+async function withQueue<T>(redis: string, act: (connection: Redis, queue: Queue) => Promise<T>): Promise<T> {
+  const { Queue: BullQueue } = await import('bullmq');
   const connection = await connect(redis);
-  const queue = new Queue(QUEUE, { connection, prefix: PREFIX });
+  const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
   queue.on('error', () => {});
   try {
     return await act(connection, queue);
@@ -280,13 +215,16 @@ async function withQueue<T>(
   }
 }
 
-async function scanKeys(connection: Redis, match: string): Promise<string[]> {
-  const keys: string[] = [];
+/** The names (past `prefix`) and values of the keys under `prefix`, sorted by name. */
+async function scanValues(connection: Redis, prefix: string): Promise<[string, string | null][]> {
+  const found: string[] = [];
   let cursor = '0';
   do {
-    const [next, found] = await connection.scan(cursor, 'MATCH', match, 'COUNT', 200);
+    const [next, keys] = await connection.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 200);
     cursor = next;
-    keys.push(...found);
-  } while (cursor !== '0' && keys.length < 10_000);
-  return [...new Set(keys)].sort();
+    found.push(...keys);
+  } while (cursor !== '0' && found.length < 10_000);
+  const keys = [...new Set(found)].sort();
+  const values = keys.length === 0 ? [] : await connection.mget(...keys);
+  return keys.map((key, i) => [key.slice(prefix.length), values[i] ?? null]);
 }
