@@ -6,7 +6,7 @@
 //
 //   node tools/weight.mjs [--json] [--write-ceilings] [--budget FILE]
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -14,7 +14,11 @@ import ts from 'typescript';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const budgetAt = process.argv.indexOf('--budget');
 const budgetFile = budgetAt > 0 ? process.argv[budgetAt + 1] : join(root, 'tools/weight-budget.json');
-const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
+// The tree as it will be committed: tracked and new files, not ignored ones nor those deleted and not yet committed.
+const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
+  .toString('utf8')
+  .split('\0')
+  .filter((path) => path !== '' && existsSync(join(root, path)));
 
 const CODE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 /** Product code as issue 41 counts it: sources of packages and plugins, not tests, fixtures, builds or bin shims. */
