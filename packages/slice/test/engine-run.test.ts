@@ -160,9 +160,11 @@ run(
     assert.match(regraded.stderr, /ball b: passed on an earlier run/);
     assert.equal(launches(repo, 'build-a-'), ['build-a-1', 'build-a-1'], 'ball a rebuilt');
     assert.is(regraded.code, 1, 'the spine holds bytes no ball passed: its merge is refused');
+    const reason = JSON.parse(regraded.stdout).balls[0].reason;
     assert.match(
-      JSON.parse(regraded.stdout).balls[0].reason,
+      reason,
       /refused at the spine: merging a onto leap\/trio\/spine conflicts/,
+      `${reason}\n${regraded.stderr}`,
     );
     assert.not.ok(existsSync(join(repo, '.leap', 'trio', 'record.json')), 'the old record no longer holds');
     assert.ok(existsSync(join(repo, '.leap', 'trio', 'spine', 'record-1.json')), 'and is kept as history');
