@@ -3,16 +3,10 @@ import { LeapError, type SubcommandIo } from '@leap/core';
 
 export type Ask = (question: string) => Promise<string>;
 
-/** Ask until `check` accepts the answer (an empty one is `fallback`); the third refusal is the error. */
-export async function askValid(
-  ask: Ask,
-  question: string,
-  fallback: string,
-  check: (value: string) => unknown,
-): Promise<string> {
+/** Ask `QUESTION [FALLBACK]: ` until `check` accepts the answer (empty: the fallback); the third refusal throws. */
+export async function askValid(ask: Ask, question: string, fallback: string, check: (v: string) => unknown) {
   for (let tries = 0; ; tries++) {
-    const answer = (await ask(question)).trim();
-    const value = answer === '' ? fallback : answer;
+    const value = (await ask(`${question} [${fallback}]: `)).trim() || fallback;
     try {
       check(value);
       return value;
@@ -22,9 +16,7 @@ export async function askValid(
   }
 }
 
-export async function askYes(ask: Ask, question: string): Promise<boolean> {
-  return /^y/i.test((await ask(question)).trim());
-}
+export const askYes = async (ask: Ask, question: string): Promise<boolean> => /^y/i.test((await ask(question)).trim());
 
 // One reader for the session, so typed-ahead answers are kept; the end of input is a refusal, not a crash.
 export async function terminalAsk(io: SubcommandIo): Promise<Ask & { close(): void }> {

@@ -6,7 +6,6 @@ import {
   leapCommand,
   parseCli,
   resolveStateDir,
-  runGitSync,
   showValue,
   statePaths,
   type SubcommandIo,
@@ -14,7 +13,7 @@ import {
 import { findAgentClis, proposeRoles } from './agent-clis.js';
 import { type Ask, askValid, askYes, terminalAsk } from './init-ask.js';
 import { type Decided, report, showEnd, showPlan } from './init-show.js';
-import { needsIgnoreFile, treeAfter } from './init-tree.js';
+import { git, needsIgnoreFile, treeAfter } from './init-tree.js';
 import {
   DEFAULT_AGENTS_FILE,
   DEFAULT_IDLE_TIMEOUT,
@@ -80,111 +79,74 @@ const OPTIONS = {
 export async function initMain(argv: string[], io: SubcommandIo, ask?: Ask): Promise<number> {
   const { skills, rest } = takeSkills(argv);
   const { values, positionals } = parseCli(rest, OPTIONS, INIT_USAGE);
-  if (values.help === true) {
-    io.stdout(`${INIT_USAGE}\n`);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(`${INIT_USAGE}\n`), 0);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${INIT_USAGE}`);
-  const root = repositoryRoot(io.cwd);
-  const yes = values.yes === true;
+  const top = git(io.cwd, ['rev-parse', '--show-toplevel']);
+  if (top.code !== 0)
+    throw new UsageError(`not in a git repository (${io.cwd}): run leap init at the top of one, or git init first`);
+  const root = top.stdout.replace(/\n$/, '');
   const tty =
-    ask !== undefined || yes || values.json === true || !io.isTTY || process.stdin.isTTY !== true
+    ask !== undefined || values.yes === true || values.json === true || !io.isTTY || process.stdin.isTTY !== true
       ? undefined
       : await terminalAsk(io);
+  const terminal = tty ?? ask;
   try {
-    return await initIn(root, io, values, skills, tty ?? ask);
+    // An existing config is the user's: checked with the conductor's own reader (a bad one is exit 2), kept as it is.
+    const { readProjectConfig } = await import('@leap/conductor');
+    const existing = readProjectConfig(root)?.config ?? null;
+    const { first: issue, free } = issueNumbers(statePaths(resolveStateDir(io.env, root)).issuesDir);
+    const choices = await decide(root, io, values, skills, existing, terminal, free);
+    const files = planFiles(choices.choices, issue);
+    if (values.json !== true) io.stdout(showPlan(choices, files));
+    const fresh = files.filter((f) => !f.exists);
+    const unwritten = () => `${JSON.stringify(report(choices, files, [], false, issue, null))}\n`;
+    if (fresh.length > 0 && values.yes !== true) {
+      if (terminal === undefined) {
+        if (values.json === true) io.stdout(unwritten());
+        throw new UsageError(
+          'not on a terminal and no --yes: nothing written (run again with --yes to write the files shown)',
+        );
+      }
+      const question = `Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `;
+      const answer = (await terminal(question)).trim().toLowerCase();
+      if (!['', 'y', 'yes'].includes(answer))
+        return (io.stdout(values.json === true ? unwritten() : 'Nothing written.\n'), 1);
+    }
+    const written = writeNew(root, fresh);
+    const agentsUnnamed =
+      existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile)
+        ? choices.choices.agentsFile
+        : null;
+    const head = git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+    const result = report(choices, files, written, fresh.length > 0, issue, {
+      ...treeAfter(root, written),
+      leap: leapCommand(root, io.env, leapBin()),
+      agentsUnnamed,
+      branch: head.code === 0 ? head.stdout.trim() : null,
+    });
+    io.stdout(values.json === true ? `${JSON.stringify(result)}\n` : showEnd(files, written, result));
+    return 0;
   } finally {
     tty?.close();
   }
 }
 
-async function initIn(
-  root: string,
-  io: SubcommandIo,
-  values: Values,
-  skills: string | null,
-  terminal: Ask | undefined,
-): Promise<number> {
-  // An existing config is the user's: checked with the conductor's own reader (a bad one is exit 2), kept as it is.
-  const { readProjectConfig } = await import('@leap/conductor');
-  const existing = readProjectConfig(root)?.config ?? null;
-  const numbers = issueNumbers(statePaths(resolveStateDir(io.env, root)).issuesDir);
-  const choices = await decide(root, io, values, skills, existing, terminal, numbers.free);
-  const issue = numbers.first;
-  const files = planFiles(choices.choices, issue);
-  if (values.json !== true) io.stdout(showPlan(choices, files));
-  const fresh = files.filter((f) => !f.exists);
-  const unwritten = () => `${JSON.stringify(report(choices, files, [], false, issue, null))}\n`;
-  let write = fresh.length > 0;
-  if (write && values.yes !== true) {
-    if (terminal === undefined) {
-      if (values.json === true) io.stdout(unwritten());
-      throw new UsageError(
-        'not on a terminal and no --yes: nothing written (run again with --yes to write the files shown)',
-      );
-    }
-    const question = `Write ${fresh.length} new file${fresh.length === 1 ? '' : 's'}? [Y/n] `;
-    const answer = (await terminal(question)).trim().toLowerCase();
-    write = answer === '' || answer === 'y' || answer === 'yes';
-    if (!write) {
-      io.stdout(values.json === true ? unwritten() : 'Nothing written.\n');
-      return 1;
-    }
-  }
-  const written = write ? writeNew(root, fresh) : [];
-  const agentsUnnamed =
-    existing !== null && existing.agents === undefined && written.includes(choices.choices.agentsFile)
-      ? choices.choices.agentsFile
-      : null;
-  const result = report(choices, files, written, write, issue, {
-    ...treeAfter(root, written),
-    leap: leapCommand(root, io.env, leapBin()),
-    agentsUnnamed,
-    branch: currentBranch(root),
-  });
-  io.stdout(values.json === true ? `${JSON.stringify(result)}\n` : showEnd(files, written, result));
-  return 0;
-}
-
 // `--skills` takes an optional folder, which parseArgs cannot say: it is read here, before the rest.
 function takeSkills(argv: string[]): { skills: string | null; rest: string[] } {
+  const valued = Object.entries(OPTIONS).flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : []));
   const rest: string[] = [];
   let skills: string | null = null;
-  const valued = new Set(
-    Object.entries(OPTIONS)
-      .filter(([, o]) => o.type === 'string')
-      .map(([name]) => `--${name}`),
-  );
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === '--') {
-      rest.push(...argv.slice(i));
-      break;
-    }
-    if (valued.has(arg)) {
-      rest.push(arg, ...(i + 1 < argv.length ? [argv[++i] as string] : []));
-    } else if (arg === '--skills') {
-      const next = argv[i + 1];
+    const next = argv[i + 1];
+    if (arg === '--') return { skills, rest: [...rest, ...argv.slice(i)] };
+    if (valued.includes(arg)) rest.push(arg, ...argv.slice(++i, i + 1));
+    else if (arg === '--skills')
       skills = next !== undefined && !next.startsWith('-') ? (i++, next) : DEFAULT_SKILLS_DIR;
-    } else if (arg.startsWith('--skills=')) {
-      skills = arg.slice('--skills='.length);
-    } else {
-      rest.push(arg);
-    }
+    else if (arg.startsWith('--skills=')) skills = arg.slice('--skills='.length);
+    else rest.push(arg);
   }
   return { skills, rest };
-}
-
-function currentBranch(root: string): string | null {
-  const ran = runGitSync(['symbolic-ref', '--quiet', '--short', 'HEAD'], { cwd: root, allowFailure: true });
-  return ran.code === 0 ? ran.stdout.trim() : null;
-}
-
-function repositoryRoot(cwd: string): string {
-  const ran = runGitSync(['rev-parse', '--show-toplevel'], { cwd, allowFailure: true });
-  if (ran.code !== 0)
-    throw new UsageError(`not in a git repository (${cwd}): run leap init at the top of one, or git init first`);
-  return ran.stdout.replace(/\n$/, '');
 }
 
 type Values = ReturnType<typeof parseCli<typeof OPTIONS>>['values'];
@@ -202,7 +164,7 @@ async function decide(
   const noQuestion = ask === undefined && values.yes === true;
   let testCommand = chooseTestCommand(values['test-cmd'], existing, candidates, noQuestion);
   let timeout = checkDuration('--timeout', values.timeout ?? DEFAULT_TIMEOUT);
-  let idleTimeout = checkDuration('--idle-timeout', values['idle-timeout'] ?? DEFAULT_IDLE_TIMEOUT);
+  let idle = checkDuration('--idle-timeout', values['idle-timeout'] ?? DEFAULT_IDLE_TIMEOUT);
   let issueTitle = checkTitle(values['issue-title'] ?? DEFAULT_ISSUE_TITLE);
   const agentsGiven = values.agents ?? (typeof existing?.agents === 'string' ? existing.agents : DEFAULT_AGENTS_FILE);
   const agentsFile = repoRelative(root, '--agents', agentsGiven);
@@ -216,15 +178,11 @@ async function decide(
       if (globs !== '') testFiles.push(...globs.split(/\s+/));
     }
     if (values.timeout === undefined)
-      timeout = await askValid(ask, `Each leaf's time limit [${timeout}]: `, timeout, (v) =>
-        checkDuration('timeout', v),
-      );
+      timeout = await askValid(ask, "Each leaf's time limit", timeout, (v) => checkDuration('timeout', v));
     if (values['idle-timeout'] === undefined)
-      idleTimeout = await askValid(ask, `A leaf's idle limit (0 is off) [${idleTimeout}]: `, idleTimeout, (v) =>
-        checkDuration('idle timeout', v),
-      );
+      idle = await askValid(ask, "A leaf's idle limit (0 is off)", idle, (v) => checkDuration('idle timeout', v));
     if (values['issue-title'] === undefined)
-      issueTitle = await askValid(ask, `The first issue's title [${issueTitle}]: `, issueTitle, checkTitle);
+      issueTitle = await askValid(ask, "The first issue's title", issueTitle, checkTitle);
     if (skillsDir === null && (await askYes(ask, `Copy the skills into ${DEFAULT_SKILLS_DIR}/? [y/N] `)))
       skillsDir = DEFAULT_SKILLS_DIR;
   }
@@ -240,7 +198,7 @@ async function decide(
     testCommand: testCommand?.command ?? null,
     testFiles,
     timeout,
-    idleTimeout,
+    idleTimeout: idle,
     agentsFile,
     agents,
     ...(typeof existing?.developer === 'string' ? {} : roles),
@@ -252,8 +210,7 @@ async function decide(
   };
   // What is written is what the conductor reads: checked with its own schema first.
   const { projectConfigSchema } = await import('@leap/conductor');
-  const config = JSON.parse((planFiles(choices, 1)[0] as PlannedFile).content) as unknown;
-  const parsed = projectConfigSchema.safeParse(config);
+  const parsed = projectConfigSchema.safeParse(JSON.parse(planFiles(choices, 1)[0]!.content));
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new UsageError(`the config leap init would write is not valid: ${issues.join('; ')}`);

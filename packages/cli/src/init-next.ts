@@ -1,9 +1,9 @@
 // What `leap init` tells a person to do next: only commands that work as printed, else exactly what is missing.
 import { shellWord } from '@leap/core';
-import type { AgentCli } from './agent-clis.js';
+import type { InitChoices } from './init-plan.js';
 import { TRIAL_AGENTS_DIR, TRIAL_TEST_CMD } from './init-trial.js';
 
-export interface NextFacts {
+export interface NextFacts extends Pick<InitChoices, 'trial' | 'testCommand' | 'agents' | 'developer' | 'verifier'> {
   /** How this leap is run from the repository: `npx leap`, `leap`, `node PATH`. */
   leap: string;
   /** The files the set-up's commit takes: what init wrote that git would track, and the install's own. */
@@ -13,12 +13,7 @@ export interface NextFacts {
   /** The branch checked out now, which the trial's run leaves for its own (null: detached). */
   branch: string | null;
   issue: number;
-  trial: number | null;
-  testCommand: string | null;
   testProblem: string | null;
-  agents: AgentCli[];
-  developer?: string;
-  verifier?: string;
   /** An agents file was written, but the user's own leap.config.json (kept) does not name it. */
   agentsUnnamed: string | null;
 }
@@ -44,10 +39,8 @@ export function nextSteps(f: NextFacts): { next: string[]; blocked: string[] } {
 function dirtyWords(dirty: string[]): string {
   const shown = `${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? `, and ${dirty.length - 5} more` : ''}`;
   const modules = dirty.includes('node_modules/') ? '; add node_modules/ to .gitignore' : '';
-  return (
-    `the work tree has changes that are not leap's (${shown}): ` +
-    `a run starts only from a clean tree, so commit or stash them${modules}`
-  );
+  const clean = 'a run starts only from a clean tree, so commit or stash them';
+  return `the work tree has changes that are not leap's (${shown}): ${clean}${modules}`;
 }
 
 function blockers(f: NextFacts): string[] {

@@ -6,13 +6,14 @@ import {
   DEFAULT_TIMEOUT_S,
   STATE_GITIGNORE,
   UsageError,
+  orElse,
   parseDuration,
   resolveStateDir,
   showValue,
   statePaths,
 } from '@leap/core';
 import { type AgentCli, loginWords } from './agent-clis.js';
-import { trialFiles } from './init-trial.js';
+import { json, trialFiles } from './init-trial.js';
 
 export interface PlannedFile {
   /** Relative to the repository root, with "/". */
@@ -37,7 +38,6 @@ export interface InitChoices {
   issueTitle: string;
   /** The issue number of `leap init --try`'s trial with scripted agents, or null for none. */
   trial: number | null;
-  /** Whether to write a root .gitignore for node_modules/ (there is none, and nothing ignores it). */
   ignoreNodeModules: boolean;
   /** Where to copy the skills (relative to the root), or null; with the skill files to copy. */
   skills: { dir: string; files: { path: string; content: string }[] } | null;
@@ -57,18 +57,13 @@ export function repoRelative(root: string, option: string, given: string): strin
     throw new UsageError(`Expected ${option} to be a path inside the repository, got ${showValue(given)}`);
   const full = isAbsolute(given) ? normalize(given) : join(root, given);
   const rel = relative(root, full);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
     throw new UsageError(`Expected ${option} to be a path inside the repository ${root}, got ${showValue(given)}`);
-  }
   return rel.split(sep).join('/');
 }
 
-export function checkDuration(option: string, value: string): string {
-  parseDuration(option, value);
-  return value;
-}
+export const checkDuration = (option: string, value: string): string => (parseDuration(option, value), value);
 
-/** Check the first issue's title: one non-empty line, every other byte kept. */
 export function checkTitle(title: string): string {
   if (title.trim() === '' || /[\r\n\0]/.test(title))
     throw new UsageError(`Expected --issue-title to be one non-empty line, got ${showValue(title)}`);
@@ -77,21 +72,11 @@ export function checkTitle(title: string): string {
 
 /** The lowest issue the tracker's folder holds (kept as it is), else 1 (the template); and the next free number. */
 export function issueNumbers(issuesDir: string): { first: number; free: number } {
-  let names: string[] = [];
-  try {
-    names = readdirSync(issuesDir);
-  } catch {
-    // no issues folder yet
-  }
-  const existing = names
-    .map((n) => /^([1-9][0-9]*)\.md$/.exec(n)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
-  return { first: existing[0] ?? 1, free: Math.max(1, ...existing) + 1 };
+  const names = orElse(() => readdirSync(issuesDir), []);
+  const existing = names.flatMap((n) => /^([1-9][0-9]*)\.md$/.exec(n)?.[1] ?? []).map(Number);
+  return { first: existing.length === 0 ? 1 : Math.min(...existing), free: Math.max(1, ...existing) + 1 };
 }
 
-/** The files, in the order they are shown and written. */
 export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   const { root } = choices;
   const files: PlannedFile[] = [];
@@ -105,7 +90,7 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   if (installed.length > 0) config.agents = choices.agentsFile;
   config.timeout = choices.timeout;
   config.idleTimeout = choices.idleTimeout;
-  add('leap.config.json', 'project config', `${JSON.stringify(config, null, 2)}\n`);
+  add('leap.config.json', 'project config', json(config));
   // A run starts only from a clean tree: the dependencies installed beside leap must not show in git status.
   if (choices.ignoreNodeModules) add('.gitignore', 'ignore file', 'node_modules/\n');
   if (installed.length > 0) {
@@ -115,11 +100,7 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
     const roles: Record<string, string[]> = {};
     if (choices.developer !== undefined) roles.developer = [choices.developer];
     if (choices.verifier !== undefined) roles.verifier = [choices.verifier];
-    add(
-      choices.agentsFile,
-      'agents file',
-      `${JSON.stringify({ $comment: `found by leap init: ${readiness}`, agents, roles }, null, 2)}\n`,
-    );
+    add(choices.agentsFile, 'agents file', json({ $comment: `found by leap init: ${readiness}`, agents, roles }));
   }
   const state = statePaths(resolveStateDir(choices.env, root));
   const rel = (path: string) => relative(root, path).split(sep).join('/');
@@ -128,18 +109,13 @@ export function planFiles(choices: InitChoices, issue: number): PlannedFile[] {
   if (stateRel !== '' && !stateRel.startsWith('..'))
     add(`${stateRel}/.gitignore`, 'state folder ignore file', STATE_GITIGNORE);
   add(rel(state.issue(issue)), 'first issue', issueTemplate(choices.issueTitle));
-  if (choices.trial !== null) {
+  if (choices.trial !== null)
     for (const f of trialFiles(choices.trial, rel(state.issue(choices.trial)))) add(f.path, f.what, f.content);
-  }
-  if (choices.skills !== null) {
-    for (const f of choices.skills.files) add(`${choices.skills.dir}/${f.path}`, 'skill', f.content);
-  }
+  for (const f of choices.skills?.files ?? []) add(`${choices.skills!.dir}/${f.path}`, 'skill', f.content);
   return files;
 }
 
-/** The first issue, in the local tracker's format: a title, free text, acceptance criteria as a task list. */
-function issueTemplate(title: string): string {
-  return `# ${title}
+const issueTemplate = (title: string) => `# ${title}
 
 What should change, and why: everything a developer needs, as plain text. The conductor reads this file
 (the local tracker's issue), plans one test-first step per criterion, and ticks each criterion when its
@@ -149,4 +125,3 @@ steps are done.
 - [ ] The first behaviour, observable by a test.
 - [ ] The next one.
 `;
-}

@@ -35,12 +35,10 @@ export function report(
   issue: number,
   facts: Pick<NextFacts, 'commit' | 'dirty' | 'leap' | 'agentsUnnamed' | 'branch'> | null,
 ): InitReport {
-  const { root, trial, testCommand, agents, developer, verifier } = decided.choices;
+  const { root, trial, agents } = decided.choices;
   const testProblem = decided.candidates.find((c) => c.problem !== null)?.problem ?? null;
   const steps =
-    facts === null
-      ? { next: [], blocked: [] }
-      : nextSteps({ ...facts, issue, trial, testCommand, testProblem, agents, developer, verifier });
+    facts === null ? { next: [], blocked: [] } : nextSteps({ ...decided.choices, ...facts, issue, testProblem });
   return {
     root,
     written: wrote,
@@ -71,13 +69,10 @@ export function showPlan(decided: Decided, files: PlannedFile[]): string {
     for (const note of c.notes) lines.push(`  note: ${note}`);
     if (c.problem !== null) lines.push(`  not written: ${c.command}: ${c.problem}`);
   }
-  lines.push('Agent CLIs:');
   const width = Math.max(...choices.agents.map((a) => a.name.length));
-  for (const a of choices.agents) {
-    const state = a.path === null ? 'not installed' : `installed at ${a.path}, ${loginWords(a)} (${a.why})`;
-    lines.push(`  ${a.name.padEnd(width)}  ${state}`);
-  }
-  lines.push('');
+  const state = (a: AgentCli) =>
+    a.path === null ? 'not installed' : `installed at ${a.path}, ${loginWords(a)} (${a.why})`;
+  lines.push('Agent CLIs:', ...choices.agents.map((a) => `  ${a.name.padEnd(width)}  ${state(a)}`), '');
   for (const file of files) {
     if (file.exists) lines.push(`--- ${file.path} (${file.what}): exists, kept as it is`);
     else if (file.what === 'skill' || file.what.startsWith('trial '))

@@ -18,21 +18,28 @@ const HEADER =
 const STUB = `${HEADER}export function greet(name) {\n  return '';\n}\n`;
 const GREEN = `${HEADER}export function greet(name) {\n  return 'Hello, ' + name + '!';\n}\n`;
 const REFACTOR = `${HEADER}/** "Hello, NAME!" */\nexport function greet(name) {\n  return \`Hello, \${name}!\`;\n}\n`;
+const IGNORE = "# leap init --try's scripted agents: never part of the project.\n*\n";
+const ISSUE = `# ${TRIAL_TITLE}
 
+Tried with scripted agents that replay prepared moves (leap init --try): the conductor plans one step,
+has a failing test written, verified blind, made to pass, verified, refactored and verified, committing each
+phase on branch leap/issue-N. Nothing here calls a model. Delete leap-try/ and .leap-try/ when done.
+
+## Acceptance criteria
+- [ ] greet(name) says "Hello, NAME!"
+`;
+
+export const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+const move = (to: string, content: string, answer: string) => ({ edits: [{ path: CODE_DIR + to, content }], answer });
 const pass = (reason: string) => ({ answer: { verdict: 'PASS', reason } });
 
 export function trialFiles(issue: number, issuePath: string): { path: string; what: string; content: string }[] {
-  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  const scripted = (script: string) => ({ plugin: 'scripted', script });
   const developer = {
     family: 'try_developer',
     moves: [
-      {
-        edits: [{ path: `${CODE_DIR}/greet.test.mjs`, content: TEST }],
-        answer: 'Wrote a failing test: greet("Ada") is "Hello, Ada!".',
-      },
-      { edits: [{ path: `${CODE_DIR}/greet.mjs`, content: GREEN }], answer: 'greet joins the words.' },
-      { edits: [{ path: `${CODE_DIR}/greet.mjs`, content: REFACTOR }], answer: 'A template string and a doc comment.' },
+      move('/greet.test.mjs', TEST, 'Wrote a failing test: greet("Ada") is "Hello, Ada!".'),
+      move('/greet.mjs', GREEN, 'greet joins the words.'),
+      move('/greet.mjs', REFACTOR, 'A template string and a doc comment.'),
     ],
   };
   const verifier = {
@@ -44,42 +51,18 @@ export function trialFiles(issue: number, issuePath: string): { path: string; wh
     ],
   };
   const plan = `${TRIAL_TITLE}\ngreet(name) says "Hello, NAME!" (criterion 1)\n`;
+  const roles = ['planner', 'developer', 'verifier'];
+  const agents = Object.fromEntries(roles.map((role) => [role, { plugin: 'scripted', script: `${role}.json` }]));
+  const planner = { family: 'try_developer', moves: [{ answer: plan }] };
+  const file = (path: string, what: string, content: string) => ({ path, what, content });
   const dir = TRIAL_AGENTS_DIR;
   return [
-    {
-      path: `${dir}/.gitignore`,
-      what: 'trial (ignores its folder)',
-      content: "# leap init --try's scripted agents: never part of the project.\n*\n",
-    },
-    {
-      path: `${dir}/agents.json`,
-      what: 'trial agents file',
-      content: json({
-        agents: {
-          planner: scripted('planner.json'),
-          developer: scripted('developer.json'),
-          verifier: scripted('verifier.json'),
-        },
-      }),
-    },
-    {
-      path: `${dir}/planner.json`,
-      what: 'trial planner moves',
-      content: json({ family: 'try_developer', moves: [{ answer: plan }] }),
-    },
-    { path: `${dir}/developer.json`, what: 'trial developer moves', content: json(developer) },
-    { path: `${dir}/verifier.json`, what: 'trial verifier moves', content: json(verifier) },
-    { path: `${CODE_DIR}/greet.mjs`, what: 'trial code to grow', content: STUB },
-    { path: issuePath, what: `trial issue ${issue}`, content: `# ${TRIAL_TITLE}\n\n${trialIssueText()}` },
+    file(`${dir}/.gitignore`, 'trial (ignores its folder)', IGNORE),
+    file(`${dir}/agents.json`, 'trial agents file', json({ agents })),
+    file(`${dir}/planner.json`, 'trial planner moves', json(planner)),
+    file(`${dir}/developer.json`, 'trial developer moves', json(developer)),
+    file(`${dir}/verifier.json`, 'trial verifier moves', json(verifier)),
+    file(`${CODE_DIR}/greet.mjs`, 'trial code to grow', STUB),
+    file(issuePath, `trial issue ${issue}`, ISSUE),
   ];
-}
-
-function trialIssueText(): string {
-  return `Tried with scripted agents that replay prepared moves (leap init --try): the conductor plans one step,
-has a failing test written, verified blind, made to pass, verified, refactored and verified, committing each
-phase on branch leap/issue-N. Nothing here calls a model. Delete leap-try/ and .leap-try/ when done.
-
-## Acceptance criteria
-- [ ] greet(name) says "Hello, NAME!"
-`;
 }

@@ -10,16 +10,10 @@ const OPTIONS = {
     "leap --version prints the toolchain's version.",
     "Every command answers --help. Exit codes are each command's own; 2 is always bad input.",
   ],
-  before: (argv: readonly string[], io: SubcommandIo) => {
-    if (argv[0] !== '--version' && argv[0] !== '-V') return undefined;
-    io.stdout(`${readVersion()}\n`);
-    return 0;
-  },
+  before: (argv: readonly string[], io: SubcommandIo) =>
+    argv[0] === '--version' || argv[0] === '-V' ? (io.stdout(`${readVersion()}\n`), 0) : undefined,
 };
 
-export function mainUsage(): string {
-  return actionsUsage('leap', COMMANDS, OPTIONS);
-}
+export const mainUsage = (): string => actionsUsage('leap', COMMANDS, OPTIONS);
 
-export const main = (argv: string[], io: SubcommandIo): Promise<number> =>
-  dispatcher('leap', COMMANDS, OPTIONS)(argv, io);
+export const main = dispatcher('leap', COMMANDS, OPTIONS);

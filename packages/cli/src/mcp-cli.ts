@@ -15,10 +15,7 @@ Exit codes: 0 the client closed the connection; 2 bad arguments.`;
 
 export const mcpMain: Subcommand = async (argv, io) => {
   const { values, positionals } = parseCli(argv, { help: { type: 'boolean', short: 'h' } }, MCP_USAGE);
-  if (values.help === true) {
-    io.stdout(`${MCP_USAGE}\n`);
-    return 0;
-  }
+  if (values.help === true) return (io.stdout(`${MCP_USAGE}\n`), 0);
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${showValue(positionals[0])}\n${MCP_USAGE}`);
   const { serveStdio } = await import('./mcp-server.js');
   await serveStdio({ cwd: io.cwd, env: io.env });

@@ -3,9 +3,11 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ensureStateDir,
   isProcessAlive,
+  orElse,
   processIdentity,
   readFileIfExists,
   resolveStateDir,
@@ -13,36 +15,26 @@ import {
 } from '@leap/core';
 import { leapBin } from './version.js';
 
-export interface BinRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+const TOOL_TIMEOUT_MS = 120_000;
+// How long a detached start waits for an early end, so bad input is answered at once.
+const SETTLE_MS = 3_000;
 
-/** Run `leap ARGS...` (no shell) in `cwd` to its end; a run past `timeoutMs` is killed (code null). */
-export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<BinRun> {
+export type BinRun = { code: number | null; stdout: string; stderr: string };
+
+/** Run `leap ARGS...` (no shell) in `cwd` to its end; a run past the tool timeout is killed (code null). */
+export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BinRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [leapBin(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const [out, err]: Buffer[][] = [[], []];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: null, stdout: '', stderr: `leap could not start: ${error.message}` });
-    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), TOOL_TIMEOUT_MS);
+    const settle = (run: BinRun) => (clearTimeout(timer), resolve(run));
+    child.on('error', (error) => settle({ code: null, stdout: '', stderr: `leap could not start: ${error.message}` }));
     child.on('close', (code) => {
-      clearTimeout(timer);
-      const stderr = Buffer.concat(err).toString('utf8');
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr:
-          code === null
-            ? `${stderr}leap ${args[0] ?? ''} did not end within ${timeoutMs / 1000} s and was killed\n`
-            : stderr,
-      });
+      const killed = `leap ${args[0] ?? ''} did not end within ${TOOL_TIMEOUT_MS / 1000} s and was killed\n`;
+      const stderr = Buffer.concat(err).toString('utf8') + (code === null ? killed : '');
+      settle({ code, stdout: Buffer.concat(out).toString('utf8'), stderr });
     });
   });
 }
@@ -65,7 +57,6 @@ export type DetachedState = Omit<DetachedRecord, 'starttime' | 'bootId'> & {
   stderr: string;
 };
 
-/** The record's name for a run of `kind` on `subject` (an issue number, a slice file). */
 export function detachedName(kind: 'tdd' | 'slice', subject: string): string {
   if (kind === 'tdd') return `mcp-tdd-${subject}`;
   const stem = basename(subject)
@@ -74,30 +65,14 @@ export function detachedName(kind: 'tdd' | 'slice', subject: string): string {
   return `mcp-slice-${stem}-${createHash('sha256').update(subject).digest('hex').slice(0, 8)}`;
 }
 
-/** Its own session: a client ending its calls' process groups cannot take it along; `settleMs` catches bad input. */
-export async function startDetached(
-  name: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  settleMs: number,
-): Promise<DetachedState> {
+/** Its own session: a client ending its calls' process groups cannot take it along. */
+export async function startDetached(name: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
   const dir = ensureStateDir(resolveStateDir(env, cwd));
-  const paths = { out: join(dir, `${name}.out`), err: join(dir, `${name}.err`), record: join(dir, `${name}.json`) };
-  const out = openSync(paths.out, 'w');
-  const err = openSync(paths.err, 'w');
-  const child = spawn(process.execPath, [leapBin(), ...args], {
-    cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', out, err],
-  });
-  closeSync(out);
-  closeSync(err);
-  const ended = new Promise<number | null>((resolve) => {
-    child.on('error', () => resolve(127));
-    child.on('exit', (code) => resolve(code));
-  });
+  const { out, err } = logs(dir, name);
+  const fds = [openSync(out, 'w'), openSync(err, 'w')];
+  const child = spawn(process.execPath, [leapBin(), ...args], { cwd, env, detached: true, stdio: ['ignore', ...fds] });
+  for (const fd of fds) closeSync(fd);
+  const ended = new Promise<number | null>((resolve) => child.on('error', () => resolve(127)).on('exit', resolve));
   child.unref();
   const identity = child.pid === undefined ? null : processIdentity(child.pid);
   const record: DetachedRecord = {
@@ -106,18 +81,11 @@ export async function startDetached(
     bootId: identity?.bootId ?? '',
     argv: args,
     started: new Date().toISOString(),
-    out: paths.out,
-    err: paths.err,
+    out,
+    err,
   };
-  writeFileAtomic(paths.record, `${JSON.stringify(record)}\n`, { durable: false });
-  let timer: NodeJS.Timeout | undefined;
-  const code = await Promise.race([
-    ended,
-    new Promise<'running'>((resolve) => {
-      timer = setTimeout(() => resolve('running'), settleMs);
-    }),
-  ]);
-  clearTimeout(timer);
+  writeFileAtomic(join(dir, `${name}.json`), `${JSON.stringify(record)}\n`, { durable: false });
+  const code = await Promise.race([ended, sleep(SETTLE_MS, 'running' as const, { ref: false })]);
   return code === 'running' ? { ...stateOf(record), running: true } : { ...stateOf(record), running: false, code };
 }
 
@@ -127,36 +95,19 @@ export function readDetached(name: string, cwd: string, env: NodeJS.ProcessEnv):
   const text = readFileIfExists(join(dir, `${name}.json`));
   if (text === null) return null;
   // The record's own out and err paths are not trusted (the state folder is writable): they are the name's.
-  return stateOf({
-    ...(JSON.parse(text) as DetachedRecord),
-    out: join(dir, `${name}.out`),
-    err: join(dir, `${name}.err`),
-  });
+  return stateOf({ ...(JSON.parse(text) as DetachedRecord), ...logs(dir, name) });
 }
 
-function stateOf(record: DetachedRecord): DetachedState {
-  const running =
-    record.starttime !== '' && isProcessAlive({ pid: record.pid, starttime: record.starttime, bootId: record.bootId });
-  const state: DetachedState = {
-    running,
-    pid: record.pid,
-    argv: record.argv,
-    started: record.started,
-    stderr: tail(readFileIfExists(record.err) ?? ''),
-    out: record.out,
-    err: record.err,
-  };
+const logs = (dir: string, name: string) => ({ out: join(dir, `${name}.out`), err: join(dir, `${name}.err`) });
+
+function stateOf({ pid, starttime, bootId, argv, started, out, err }: DetachedRecord): DetachedState {
+  const running = starttime !== '' && isProcessAlive({ pid, starttime, bootId });
+  const text = readFileIfExists(err) ?? '';
+  const stderr = text.length <= 4096 ? text : `...${text.slice(-4096)}`;
+  const state: DetachedState = { running, pid, argv, started, stderr, out, err };
   if (!running) {
-    const printed = (readFileIfExists(record.out) ?? '').trim();
-    try {
-      state.result = printed === '' ? null : JSON.parse(printed);
-    } catch {
-      state.result = printed;
-    }
+    const printed = (readFileIfExists(out) ?? '').trim();
+    state.result = printed === '' ? null : orElse(() => JSON.parse(printed) as unknown, printed);
   }
   return state;
-}
-
-function tail(text: string, bytes = 4096): string {
-  return text.length <= bytes ? text : `...${text.slice(-bytes)}`;
 }

@@ -12,6 +12,7 @@ const text = (about: string) => z.string().min(1).optional().describe(about);
 const onOff = (about: string) => z.enum(['on', 'off']).optional().describe(about);
 const usd = (about: string) => z.number().nonnegative().optional().describe(about);
 const names = (about: string) => z.array(z.string().min(1)).optional().describe(about);
+const count = (about: string) => z.number().int().nonnegative().optional().describe(about);
 
 const tddRun = {
   issue,
@@ -21,12 +22,7 @@ const tddRun = {
   verifier: text('The verifier agent (of another family than the developer); a comma list too.'),
   planner: text('The planner agent.'),
   agents: text("An agents file, relative to the server's folder."),
-  revisions: z
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .describe('Revision leaves a phase may have after a REJECT (default 2).'),
+  revisions: count('Revision leaves a phase may have after a REJECT (default 2).'),
   'max-cost': usd('Bail cost-budget once the reported cost passes this many USD.'),
   tracker: z.enum(['local', 'github']).optional().describe('Where the issue lives (default local: .tdd/issues/N.md).'),
   timeout: duration.optional().describe("Each leaf's time limit."),
@@ -39,25 +35,23 @@ const tddRun = {
   sandbox: onOff('Leaves and suite runs in a bubblewrap sandbox (default on).'),
 };
 
-const sliceRun = {
-  file,
-  jobs: z.number().int().positive().optional().describe('Balls built at once.'),
-  agents: text("An agents file, relative to the server's folder."),
-  builder: text('The builder agent; NAME,NAME... tries them in order when a vendor runs dry.'),
-  reviewers: names("The jury (the builder's family is refused)."),
-  alternates: names('Seated in place of reviewers that never answered.'),
-  'max-cost': usd('Stop spending past this many USD: balls not yet done are held.'),
-  notify: text("A command (split on spaces, no shell) told of the run's end, the event as JSON on stdin."),
-  sandbox: onOff('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
-};
-
 export const INPUTS = {
   tdd_run: tddRun,
   tdd_status: { issue },
   tdd_stop: { mode: z.enum([...STOP_MODES, 'clear']).describe('How to stop, or clear to withdraw the request.') },
   slice_validate: { file },
   slice_plan: { file },
-  slice_run: sliceRun,
+  slice_run: {
+    file,
+    jobs: z.number().int().positive().optional().describe('Balls built at once.'),
+    agents: text("An agents file, relative to the server's folder."),
+    builder: text('The builder agent; NAME,NAME... tries them in order when a vendor runs dry.'),
+    reviewers: names("The jury (the builder's family is refused)."),
+    alternates: names('Seated in place of reviewers that never answered.'),
+    'max-cost': usd('Stop spending past this many USD: balls not yet done are held.'),
+    notify: text("A command (split on spaces, no shell) told of the run's end, the event as JSON on stdin."),
+    sandbox: onOff('Builders, jurors and proofs in a bubblewrap sandbox (default on).'),
+  },
   slice_status: { file },
   report: {
     out: text("Where to write it, relative to the server's folder (default: leap-report.html in the state folder)."),
@@ -82,24 +76,18 @@ const detached = z.looseObject({
 });
 const started = { ...detached.shape, poll: z.string().describe('The tool to poll it with.') };
 
-const stepState = z.looseObject({ title: z.string(), state: z.string() });
+const ended = (shape: z.ZodRawShape, about: string) => z.looseObject(shape).nullable().describe(about);
 const tddStatus = z.looseObject({
   issue: z.number(),
-  steps: z.array(stepState),
+  steps: z.array(z.looseObject({ title: z.string(), state: z.string() })),
   done: z.number(),
   current: z.looseObject({ index: z.number(), step: z.string(), phase: z.string().nullable() }).nullable(),
   conductor: z.looseObject({ pid: z.number() }).nullable(),
   running: z.array(z.looseObject({ leaf: z.string(), pid: z.number(), elapsedMs: z.number() })),
   lastVerdict: z.looseObject({ phase: z.string(), verdict: z.string(), reason: z.string() }).nullable(),
   stop: z.string().nullable().describe('A pending stop request: its mode, unreadable, or null.'),
-  bail: z
-    .looseObject({ cause: z.string(), class: z.string() })
-    .nullable()
-    .describe('How the run ended when it bailed.'),
-  stopped: z
-    .looseObject({ mode: z.string(), at: z.string() })
-    .nullable()
-    .describe('How the run ended when it stopped.'),
+  bail: ended({ cause: z.string(), class: z.string() }, 'How the run ended when it bailed.'),
+  stopped: ended({ mode: z.string(), at: z.string() }, 'How the run ended when it stopped.'),
 });
 const verdict = z.object({
   ts: z.string(),
@@ -164,7 +152,6 @@ export const ANNOTATIONS: Record<keyof typeof INPUTS, ToolAnnotations> = {
   workers: readOnly('The leap workers of the BullMQ queue', true),
 };
 
-/** What each tool does, as its description tells a client. */
 export const ABOUT: Record<keyof typeof INPUTS, string> = {
   tdd_run:
     'Start `leap tdd run --issue N` detached (it drives the issue test-first: plan, red, green, refactor per step, ' +

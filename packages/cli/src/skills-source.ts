@@ -6,8 +6,8 @@ import { findPackageRoot } from './version.js';
 /** Where `leap init --skills` with no folder puts them, as Claude Code reads them. */
 export const DEFAULT_SKILLS_DIR = '.claude/skills';
 
-export function findSkillsDir(from: string = import.meta.url): string {
-  const { dir } = findPackageRoot(from);
+export function findSkillsDir(): string {
+  const { dir } = findPackageRoot();
   const candidates = [join(dir, 'dist', 'skills'), join(dir, '..', '..', 'skills')];
   const found = candidates.find((c) => existsSync(join(c, 'tdd', 'SKILL.md')));
   if (found === undefined)
@@ -16,15 +16,12 @@ export function findSkillsDir(from: string = import.meta.url): string {
 }
 
 /** Every file of the skills folder, relative paths with "/", in a stable order. */
-export function readSkills(dir: string): { path: string; content: string }[] {
-  const files: { path: string; content: string }[] = [];
-  const walk = (rel: string): void => {
-    for (const name of readdirSync(join(dir, rel)).sort()) {
+export function readSkills(dir: string, rel = ''): { path: string; content: string }[] {
+  return readdirSync(join(dir, rel))
+    .sort()
+    .flatMap((name) => {
       const path = rel === '' ? name : `${rel}/${name}`;
-      if (statSync(join(dir, path)).isDirectory()) walk(path);
-      else files.push({ path, content: readFileSync(join(dir, path), 'utf8') });
-    }
-  };
-  walk('');
-  return files;
+      if (statSync(join(dir, path)).isDirectory()) return readSkills(dir, path);
+      return [{ path, content: readFileSync(join(dir, path), 'utf8') }];
+    });
 }

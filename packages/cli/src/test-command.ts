@@ -1,7 +1,7 @@
 // The conductor's own detection, checked: its programs installed, npm if no lock file, a watch script's run form.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError, findExecutable, showValue } from '@leap/core';
+import { UsageError, findExecutable, orElse, showValue } from '@leap/core';
 import type { Ask } from './init-ask.js';
 import type { Decided } from './init-show.js';
 
@@ -22,79 +22,64 @@ const MANAGERS: Record<string, string> = { 'pnpm-lock.yaml': 'pnpm', 'yarn.lock'
 /** The project's candidate test commands, as the conductor sees them, each checked against this machine. */
 export async function testCommandCandidates(root: string, env: NodeJS.ProcessEnv): Promise<TestCommandCandidate[]> {
   const { testCommandCandidates: candidates, watchModeOf } = await import('@leap/conductor');
-  return candidates(root).map((c) => checkCandidate(root, env, c, watchModeOf));
-}
-
-type WatchModeOf = typeof import('@leap/conductor').watchModeOf;
-
-function checkCandidate(
-  root: string,
-  env: NodeJS.ProcessEnv,
-  found: { command: string; because: string },
-  watchModeOf: WatchModeOf,
-): TestCommandCandidate {
-  const out: TestCommandCandidate = { ...found, notes: [], problem: null };
-  const program = found.command.split(' ')[0] as string;
   const has = (name: string): boolean => findExecutable(name, env.PATH, root) !== null;
-  if (!has(program)) {
-    const lock = Object.keys(MANAGERS).find((file) => MANAGERS[file] === program);
-    if (lock === undefined || !has('npm')) {
-      out.problem = `${program} is not installed (not on PATH): install it, or give the test command with --test-cmd`;
-      return out;
-    }
-    out.command = found.command.replace(program, 'npm');
-    out.notes.push(
-      `${lock} names ${program}, which is not installed: \`corepack enable\` installs it ` +
-        `(then ${found.command} works too); npm runs the same script meanwhile`,
-    );
-  }
+  const local = (bin: string) => existsSync(join(root, 'node_modules', '.bin', bin));
+  const runnable = (name: string) => has(name) || local(name) || (name.includes('/') && existsSync(join(root, name)));
   const script = testScript(root);
-  if (script === null || !/^(npm|pnpm|yarn) test$/.test(out.command)) return out;
   const theScript = `the "test" script (\`${script}\`)`;
-  for (const words of simpleCommands(script)) {
-    const [name, next] = programOf(words);
-    if (name === undefined || BUILTINS.has(name)) continue;
-    const local = (bin: string) => existsSync(join(root, 'node_modules', '.bin', bin));
-    if (name === 'npx' && next !== undefined && !local(next)) {
-      out.problem =
-        `${theScript} calls npx ${next}, and ${next} is not installed in node_modules: ` +
-        "install the project's dependencies first";
-    } else if (name !== 'npx' && !has(name) && !local(name) && !(name.includes('/') && existsSync(join(root, name)))) {
-      out.problem =
-        `${theScript} calls ${name}, which is not installed: ` +
-        "install it (or the project's dependencies), or give the test command with --test-cmd";
+  return candidates(root).map((found) => {
+    const out: TestCommandCandidate = { ...found, notes: [], problem: null };
+    const program = found.command.split(' ')[0] as string;
+    if (!has(program)) {
+      const lock = Object.keys(MANAGERS).find((file) => MANAGERS[file] === program);
+      if (lock === undefined || !has('npm')) {
+        out.problem = `${program} is not installed (not on PATH): install it, or give the test command with --test-cmd`;
+        return out;
+      }
+      out.command = found.command.replace(program, 'npm');
+      out.notes.push(
+        `${lock} names ${program}, which is not installed: \`corepack enable\` installs it ` +
+          `(then ${found.command} works too); npm runs the same script meanwhile`,
+      );
     }
-    if (out.problem !== null) return out;
-  }
-  const watch = watchModeOf(root, out.command);
-  if (watch === null) return out;
-  const waits = `${theScript} runs \`${watch.seen}\`, which waits for file changes instead of ending`;
-  // A script of several commands only its author can change.
-  if (simpleCommands(script).length > 1)
-    out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
-  else {
-    out.notes.push(`${waits}: its run form is proposed`);
-    out.command = watch.runForm;
-  }
-  return out;
+    if (script === null || !/^(npm|pnpm|yarn) test$/.test(out.command)) return out;
+    const commands = simpleCommands(script);
+    for (const [name, next] of commands.map(programOf)) {
+      if (name === undefined || BUILTINS.has(name)) continue;
+      if (name === 'npx' && next !== undefined && !local(next)) {
+        out.problem =
+          `${theScript} calls npx ${next}, and ${next} is not installed in node_modules: ` +
+          "install the project's dependencies first";
+      } else if (name !== 'npx' && !runnable(name)) {
+        out.problem =
+          `${theScript} calls ${name}, which is not installed: ` +
+          "install it (or the project's dependencies), or give the test command with --test-cmd";
+      }
+      if (out.problem !== null) return out;
+    }
+    const watch = watchModeOf(root, out.command);
+    if (watch === null) return out;
+    const waits = `${theScript} runs \`${watch.seen}\`, which waits for file changes instead of ending`;
+    // A script of several commands only its author can change.
+    if (commands.length > 1)
+      out.problem = `${waits}: make it run the suite once, or give the test command with --test-cmd`;
+    else {
+      out.notes.push(`${waits}: its run form is proposed`);
+      out.command = watch.runForm;
+    }
+    return out;
+  });
 }
 
 function testScript(root: string): string | null {
-  try {
-    const test = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: { test?: unknown } })
-      .scripts?.test;
-    return typeof test === 'string' ? test : null;
-  } catch {
-    return null;
-  }
+  const test: unknown = orElse(() => JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.test, null);
+  return typeof test === 'string' ? test : null;
 }
 
 // The program a simple command starts (after assignments and starters like env), and the word after it.
 function programOf(words: string[]): [string | undefined, string | undefined] {
-  let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] as string) || PREFIXES.has(words[i] as string)))
-    i++;
-  return [words[i], words.slice(i + 1).find((w) => !w.startsWith('-'))];
+  const i = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w) && !PREFIXES.has(w));
+  return i === -1 ? [undefined, undefined] : [words[i], words.slice(i + 1).find((w) => !w.startsWith('-'))];
 }
 
 // A script's simple commands as words: split at ; & | and newlines, quotes taken out. Enough to read, never run.
@@ -105,22 +90,21 @@ function simpleCommands(script: string): string[][] {
     .filter((words) => words.length > 0);
 }
 
+type Chosen = Decided['testCommand'];
+
 export function chooseTestCommand(
   given: string | undefined,
   existing: Record<string, unknown> | null,
   candidates: TestCommandCandidate[],
   noQuestion: boolean,
-): Decided['testCommand'] {
+): Chosen {
   if (given !== undefined) {
     if (given.trim() === '') throw new UsageError('Expected --test-cmd to be a command, got ""');
     return { command: given, source: '--test-cmd' };
   }
   if (typeof existing?.testCommand === 'string') return { command: existing.testCommand, source: 'leap.config.json' };
   const usable = candidates.filter((c) => c.problem === null);
-  if (usable.length === 1) {
-    const only = usable[0] as TestCommandCandidate;
-    return { command: only.command, source: `detected: ${only.because}` };
-  }
+  if (usable.length === 1) return { command: usable[0]!.command, source: `detected: ${usable[0]!.because}` };
   if (usable.length > 1 && noQuestion) {
     const list = usable.map((c) => `${showValue(c.command)} (${c.because})`).join(', ');
     throw new UsageError(`several test commands are possible, give one with --test-cmd: ${list}`);
@@ -128,17 +112,12 @@ export function chooseTestCommand(
   return null;
 }
 
-export async function askTestCommand(
-  ask: Ask,
-  known: Decided['testCommand'],
-  all: TestCommandCandidate[],
-): Promise<Decided['testCommand']> {
+export async function askTestCommand(ask: Ask, known: Chosen, all: TestCommandCandidate[]): Promise<Chosen> {
   const candidates = all.filter((c) => c.problem === null);
   if (known === null && candidates.length > 1) {
     const list = candidates.map((c, i) => `  ${i + 1}. ${c.command}  (${c.because})`).join('\n');
-    const answer = (
-      await ask(`Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `)
-    ).trim();
+    const question = `Several test commands are possible:\n${list}\nWhich one (a number, or type a command) [1]: `;
+    const answer = (await ask(question)).trim();
     const pick = candidates[(answer === '' ? 1 : /^[0-9]+$/.test(answer) ? Number(answer) : 0) - 1];
     return pick === undefined
       ? { command: answer, source: 'typed' }
