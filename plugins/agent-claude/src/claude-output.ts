@@ -2,14 +2,15 @@
 import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
 import { LeapError, isJsonObject, parseJsonObject, previewText } from '@leap/core';
 
+type Json = Record<string, unknown>;
+
 /** Read `claude -p --output-format json` output: the final JSON object's `result`; `is_error` throws. */
 export function parseClaudeOutput(stdout: string): AgentAnswer {
   const result = lastJsonObject(stdout);
-  if (result === null) {
+  if (result === null)
     throw new LeapError(
       `claude: expected a JSON object on stdout (--output-format json), found ${previewText(stdout)}`,
     );
-  }
   if (result.is_error === true)
     throw new LeapError(`claude reported an error${subtypeOf(result)}: ${errorWords(result)}`);
   if (typeof result.result !== 'string') {
@@ -34,11 +35,7 @@ export function parseClaudeUsage(stdout: string): AgentUsage | null {
 export function explainClaudeFailure(stdout: string, stderr: string): string | null {
   const result = lastJsonObject(stdout);
   if (result !== null && result.is_error === true) return `${errorWords(result)}${subtypeOf(result)}`;
-  const words = stderr
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line !== '')
-    .join(' ');
+  const words = stderr.trim().replace(/\s*\n\s*/g, ' ');
   if (words === '') {
     const retry = lastLine(stdout, isRetry);
     return retry === null ? null : `the last thing Claude Code said: ${retryWords(retry)}`;
@@ -48,18 +45,13 @@ export function explainClaudeFailure(stdout: string, stderr: string): string | n
   return words;
 }
 
-/** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
-export interface ClaudeRetry extends AgentRetry {
-  /** An auth failure (401, 403) or a spent balance (`billing_error`): the same answer comes every time. */
-  final?: boolean;
-}
-
 /** No status, 429 or 529: 2.1.197 retries those ~3 min while another vendor could go; a 500 waits out its back-off. */
-export function claudeRetrying(stdout: string): ClaudeRetry | null {
+export function claudeRetrying(stdout: string): AgentRetry | null {
   const last = lastJsonObject(stdout);
   if (last === null || !isRetry(last)) return null;
   const attempts = typeof last.attempt === 'number' ? last.attempt : 1;
-  if (isAuthFailure(last))
+  // A refused key or a spent balance gets the same answer every time: `final` ends the leaf now.
+  if (last.error === 'authentication_failed' || last.error_status === 401 || last.error_status === 403)
     return { attempts, message: `${retryWords(last)}; a refused key is refused again, so the leaf ends`, final: true };
   if (last.error === 'billing_error')
     return { attempts, message: `${retryWords(last)}; a spent balance stays spent, so the leaf ends`, final: true };
@@ -78,15 +70,14 @@ export function claudeRanDry(stdout: string, _stderr = ''): AgentDry | null {
     const kind = resultDry(last, typeof error === 'string' ? error : null);
     return kind === null ? null : { kind, message: errorWords(last) };
   }
-  if (!isRetry(last)) return null;
-  const kind = retryDry(last);
+  const kind = isRetry(last) ? retryDry(last) : null;
   return kind === null ? null : { kind, message: retryWords(last) };
 }
 
 // Words of the vendor's spent quota, as Claude Code shows them: a credit balance (`billing_error`), a spend limit.
 const QUOTA_WORDS = /credit balance is too low|reached your specified (workspace )?API usage limits/i;
 
-function resultDry(result: Record<string, unknown>, error: string | null): AgentDryKind | null {
+function resultDry(result: Json, error: string | null): AgentDryKind | null {
   const words = typeof result.result === 'string' ? result.result : '';
   if (error === 'billing_error' || QUOTA_WORDS.test(words)) return 'quota';
   if (error === 'rate_limit' || result.api_error_status === 429) return 'rate-limit';
@@ -95,19 +86,15 @@ function resultDry(result: Record<string, unknown>, error: string | null): Agent
   return null;
 }
 
-function retryDry(retry: Record<string, unknown>): AgentDryKind | null {
+function retryDry(retry: Json): AgentDryKind | null {
   if (retry.error === 'billing_error') return 'quota';
   if (retry.error_status === 429 || retry.error === 'rate_limit') return 'rate-limit';
   if (retry.error_status === 529 || retry.error === 'overloaded') return 'overload';
   return null;
 }
 
-function isAuthFailure(retry: Record<string, unknown>): boolean {
-  return retry.error === 'authentication_failed' || retry.error_status === 401 || retry.error_status === 403;
-}
-
 // An api_retry event in words: `API retry 2 of 10 (error: authentication_failed, HTTP 401)`.
-function retryWords(retry: Record<string, unknown>): string {
+function retryWords(retry: Json): string {
   const attempts = typeof retry.attempt === 'number' ? retry.attempt : 1;
   const of = typeof retry.max_retries === 'number' ? ` of ${retry.max_retries}` : '';
   const error = typeof retry.error === 'string' ? retry.error : 'unknown';
@@ -115,81 +102,56 @@ function retryWords(retry: Record<string, unknown>): string {
   return `API retry ${attempts}${of} (error: ${error}${status})`;
 }
 
-const isRetry = (object: Record<string, unknown>) => object.type === 'system' && object.subtype === 'api_retry';
+const isRetry = (object: Json) => object.type === 'system' && object.subtype === 'api_retry';
 
-function usageOf(result: Record<string, unknown>): AgentUsage | null {
+// Input, cache reads, cache writes and output: in each model's usage, and in the top-level one.
+const MODEL_COUNTS = ['inputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens', 'outputTokens'];
+const USAGE_COUNTS = ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'output_tokens'];
+
+function usageOf(result: Json): AgentUsage | null {
   const models = isJsonObject(result.modelUsage)
-    ? Object.entries(result.modelUsage).filter((e): e is [string, Record<string, unknown>] => isJsonObject(e[1]))
+    ? Object.entries(result.modelUsage).filter((e): e is [string, Json] => isJsonObject(e[1]))
     : [];
   const usage = isJsonObject(result.usage) ? result.usage : null;
   const cost = count(result.total_cost_usd, false);
   if (models.length === 0 && usage === null && cost === null) return null;
   // Summed over the models, else the top-level usage's; cache reads and writes count as input.
   const counts =
-    models.length > 0
-      ? models.map(([, m]) => m)
-      : [
-          {
-            inputTokens: usage?.input_tokens,
-            cacheReadInputTokens: usage?.cache_read_input_tokens,
-            cacheCreationInputTokens: usage?.cache_creation_input_tokens,
-            outputTokens: usage?.output_tokens,
-          },
-        ];
-  const input = counts.map((m) =>
-    sum([count(m.inputTokens), count(m.cacheReadInputTokens, true, 0), count(m.cacheCreationInputTokens, true, 0)]),
-  );
-  const output = counts.map((m) => count(m.outputTokens));
+    models.length > 0 ? models.map(([, m]) => MODEL_COUNTS.map((k) => m[k])) : [USAGE_COUNTS.map((k) => usage?.[k])];
+  const input = counts.map(([fresh, read, wrote]) => sum([count(fresh), count(read) ?? 0, count(wrote) ?? 0]));
+  const output = counts.map(([, , , out]) => count(out));
   return { model: mainModel(models), input_tokens: sum(input), output_tokens: sum(output), cost_usd: cost };
 }
 
 // The model that cost the most (then wrote the most): the session's own, not a helper model it called.
-function mainModel(models: [string, Record<string, unknown>][]): string | null {
-  let best: { name: string; cost: number; out: number } | null = null;
-  for (const [name, m] of models) {
-    const candidate = { name, cost: count(m.costUSD, false) ?? 0, out: count(m.outputTokens) ?? 0 };
-    if (best === null || candidate.cost > best.cost || (candidate.cost === best.cost && candidate.out > best.out))
-      best = candidate;
-  }
-  return best?.name ?? null;
+function mainModel(models: [string, Json][]): string | null {
+  const cost = (m: Json) => count(m.costUSD, false) ?? 0;
+  const out = (m: Json) => count(m.outputTokens) ?? 0;
+  return models.toSorted(([, a], [, b]) => cost(b) - cost(a) || out(b) - out(a))[0]?.[0] ?? null;
 }
 
-function count(value: unknown, integer = true, fallback: number | null = null): number | null {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value))
+const count = (value: unknown, integer = true): number | null =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value))
     ? value
-    : fallback;
-}
+    : null;
 
 // The sum, or null as soon as one part is unknown.
-function sum(values: (number | null)[]): number | null {
-  let total = 0;
-  for (const value of values) {
-    if (value === null) return null;
-    total += value;
-  }
-  return total;
-}
+const sum = (values: (number | null)[]): number | null =>
+  values.includes(null) ? null : (values as number[]).reduce((total, value) => total + value, 0);
 
-function errorWords(result: Record<string, unknown>): string {
-  if (typeof result.result === 'string' && result.result !== '') return result.result;
-  return previewText(JSON.stringify(result));
-}
+const errorWords = (result: Json): string =>
+  typeof result.result === 'string' && result.result !== '' ? result.result : previewText(JSON.stringify(result));
 
 // The result's subtype when it says more than `success` (2.1.197 reports "Not logged in" as subtype success).
-function subtypeOf(result: Record<string, unknown>): string {
-  return typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
-}
+const subtypeOf = (result: Json): string =>
+  typeof result.subtype === 'string' && result.subtype !== 'success' ? ` (${result.subtype})` : '';
 
 // The whole output as one JSON object, else the last line that is one (stream-json ends with the result).
-function lastJsonObject(stdout: string): Record<string, unknown> | null {
-  return parseJsonObject(stdout.trim()) ?? lastLine(stdout, () => true);
-}
+const lastJsonObject = (stdout: string): Json | null => parseJsonObject(stdout.trim()) ?? lastLine(stdout, () => true);
 
-// The last line that is a JSON object `match` accepts.
-function lastLine(stdout: string, match: (object: Record<string, unknown>) => boolean): Record<string, unknown> | null {
-  const lines = stdout.split('\n');
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const object = parseJsonObject((lines[i] ?? '').trim());
+function lastLine(stdout: string, match: (object: Json) => boolean): Json | null {
+  for (const line of stdout.split('\n').reverse()) {
+    const object = parseJsonObject(line.trim());
     if (object !== null && match(object)) return object;
   }
   return null;

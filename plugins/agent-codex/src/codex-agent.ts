@@ -2,17 +2,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentInvocation, AgentOptions, AgentPlugin, AgentSandboxNeeds, TokenPrices } from '@leap/core';
-import { estimateCost, isReadOnlyRole } from '@leap/core';
+import { isReadOnlyRole, orElse } from '@leap/core';
 import { CODEX_READINESS_SCRIPT, CODEX_READINESS_VAR, CODEX_SANDBOX_MODE_VAR } from './codex-readiness.js';
 import { codexRanDry, codexRetrying, explainCodexFailure, parseCodexEvents, parseCodexUsage } from './codex-events.js';
 
 /** How to run Codex; every field has a default. */
 export interface CodexAgentConfig {
-  /** The plugin's name in agent lists (default `codex`). */
   name?: string;
-  /** The executable (default `codex`, looked up on PATH). */
   bin?: string;
-  /** The model (`--model`); AgentOptions.model wins. */
   model?: string;
   /** Arguments added after the plugin's own, before the `-` that reads the prompt. */
   extraArgs?: string[];
@@ -22,31 +19,29 @@ export interface CodexAgentConfig {
   prices?: TokenPrices;
 }
 
-/** Build the Codex agent plugin (family `openai`). */
 export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
   const command = config.bin ?? 'codex';
   return {
     name: config.name ?? 'codex',
     family: 'openai',
-    buildInvocation: (prompt, options) => codexInvocation(prompt, options, config),
-    parseAnswer: (stdout) => {
-      const answer = parseCodexEvents(stdout);
-      return answer.usage === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, config.prices) };
+    buildInvocation: (prompt, options) => {
+      // --skip-git-repo-check: exec refuses outside a git repository; the sandbox keeps a leaf inside its folder.
+      const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', sandboxMode(options)];
+      const model = options.model ?? config.model;
+      if (model) args.push('--model', model);
+      args.push(...(config.extraArgs ?? []), '-');
+      return { command, args, stdin: prompt, ...(model ? { model } : {}) };
     },
+    parseAnswer: (stdout) => parseCodexEvents(stdout, config.prices),
     // `codex exec` never checks its login (it retries for ever) nor its sandbox: the readiness script does.
-    preflight: (options) =>
-      config.preflight === false
-        ? null
-        : {
-            command: process.execPath,
-            args: ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])],
-            env: { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT, [CODEX_SANDBOX_MODE_VAR]: sandboxMode(options) },
-          },
-    explainFailure: explainCodexFailure,
-    parseUsage: (stdout) => {
-      const usage = parseCodexUsage(stdout);
-      return usage === null ? null : estimateCost(usage, config.prices);
+    preflight: (options) => {
+      if (config.preflight === false) return null;
+      const args = ['-e', `eval(process.env.${CODEX_READINESS_VAR})`, command, ...(config.extraArgs ?? [])];
+      const env = { [CODEX_READINESS_VAR]: CODEX_READINESS_SCRIPT, [CODEX_SANDBOX_MODE_VAR]: sandboxMode(options) };
+      return { command: process.execPath, args, env };
     },
+    explainFailure: explainCodexFailure,
+    parseUsage: (stdout) => parseCodexUsage(stdout, config.prices),
     retrying: codexRetrying,
     ranDry: codexRanDry,
     brokenRun: codexBrokenRun,
@@ -57,37 +52,21 @@ export function createCodexAgent(config: CodexAgentConfig = {}): AgentPlugin {
 /** CONTRACT section 13: CODEX_HOME read-write; CODEX_*, OPENAI_* and each config.toml provider's `env_key` passed. */
 function codexSandbox(env: NodeJS.ProcessEnv): AgentSandboxNeeds {
   const home = env.CODEX_HOME !== undefined && env.CODEX_HOME !== '' ? env.CODEX_HOME : '.codex';
-  const passEnv = ['CODEX_*', 'OPENAI_*'];
-  let config = '';
-  try {
-    config = readFileSync(join(home.startsWith('/') ? home : join(env.HOME ?? '', home), 'config.toml'), 'utf8');
-  } catch {
-    // No config: the built-in provider's variables only.
-  }
-  for (const match of config.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm))
-    passEnv.push(match[1] as string);
+  const file = join(home.startsWith('/') ? home : join(env.HOME ?? '', home), 'config.toml');
+  const config = orElse(() => readFileSync(file, 'utf8'), '');
+  const keys = [...config.matchAll(/^\s*env_key\s*=\s*["']([A-Za-z_][A-Za-z0-9_]*)["']/gm)].map((m) => m[1] as string);
+  const passEnv = ['CODEX_*', 'OPENAI_*', ...keys];
   // An absolute CODEX_HOME may lie outside home: then it is a place of its own, read-write.
   return home.startsWith('/') ? { write: [home], passEnv } : { agentPaths: [home], passEnv };
-}
-
-function codexInvocation(prompt: string, options: AgentOptions, config: CodexAgentConfig): AgentInvocation {
-  // --skip-git-repo-check: exec refuses outside a git repository; the sandbox keeps a leaf inside its folder.
-  const args = ['exec', '--json', '--skip-git-repo-check', '--sandbox', sandboxMode(options)];
-  const model = options.model ?? config.model;
-  if (model) args.push('--model', model);
-  args.push(...(config.extraArgs ?? []), '-');
-  return { command: config.bin ?? 'codex', args, stdin: prompt, ...(model ? { model } : {}) };
 }
 
 // Codex 0.171.0 only warns when it cannot make its sandbox helper (danger-full-access needs none): all fails, exit 0.
 const HELPER_REFUSAL = /Refusing to create helper binaries under temporary dir[^\n]*/;
 
-/** A run whose own sandbox could not start: why, naming the warning; null otherwise. */
 function codexBrokenRun(_stdout: string, stderr: string, invocation: AgentInvocation): string | null {
   const mode = invocation.args[invocation.args.indexOf('--sandbox') + 1];
-  if (mode === undefined || mode === 'danger-full-access') return null;
   const warning = HELPER_REFUSAL.exec(stderr)?.[0];
-  if (warning === undefined) return null;
+  if (mode === undefined || mode === 'danger-full-access' || warning === undefined) return null;
   return (
     `codex could not run its own ${mode} sandbox (it said: ${warning.trim()}), so every command the model ran failed ` +
     'though the run exited 0; give CODEX_HOME a folder outside the temporary folder (TMPDIR, else /tmp), or point ' +
@@ -96,9 +75,6 @@ function codexBrokenRun(_stdout: string, stderr: string, invocation: AgentInvoca
 }
 
 function sandboxMode(options: AgentOptions): 'danger-full-access' | 'read-only' | 'workspace-write' {
-  return options.sandboxed === true
-    ? 'danger-full-access'
-    : isReadOnlyRole(options.role)
-      ? 'read-only'
-      : 'workspace-write';
+  if (options.sandboxed === true) return 'danger-full-access';
+  return isReadOnlyRole(options.role) ? 'read-only' : 'workspace-write';
 }

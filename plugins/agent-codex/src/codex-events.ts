@@ -1,39 +1,35 @@
 // Reading what `codex exec --json` prints (JSON Lines events): the answer, the usage, the failure, the retries.
-import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage } from '@leap/core';
-import { LeapError, parseJsonObject } from '@leap/core';
+import type { AgentAnswer, AgentDry, AgentDryKind, AgentRetry, AgentUsage, TokenPrices } from '@leap/core';
+import { LeapError, estimateCost, parseJsonObject } from '@leap/core';
 
 type CodexEvent = Record<string, unknown>;
 
 /** The last `agent_message`; an `error` event alone does not throw (the CLI's `Reconnecting...` it recovers from). */
-export function parseCodexEvents(stdout: string): AgentAnswer {
+export function parseCodexEvents(stdout: string, prices?: TokenPrices): AgentAnswer {
   const events = readEvents(stdout);
-  const failed = events.findLast((e) => e.type === 'turn.failed');
-  if (failed !== undefined) throw new LeapError(`codex reported an error: ${turnFailure(failed)}`);
   const text = events
-    .map((e) => (e.type === 'item.completed' ? (e.item as Record<string, unknown> | undefined) : undefined))
+    .map((e) => (e.type === 'item.completed' ? (e.item as CodexEvent | undefined) : undefined))
     .findLast((item) => item?.type === 'agent_message' && typeof item.text === 'string')?.text as string | undefined;
+  // A failed turn throws; without an answer, so does the last `error` event, else what is missing.
+  const error = failureWords(events);
+  if (error !== null && (text === undefined || events.some((e) => e.type === 'turn.failed')))
+    throw new LeapError(`codex reported an error: ${error}`);
   if (text === undefined) {
-    // No answer: the last `error` event, else what is missing.
-    const error = failureWords(events);
-    if (error !== null) throw new LeapError(`codex reported an error: ${error}`);
     throw new LeapError(
       events.length === 0
         ? 'codex: expected JSON Lines events on stdout (codex exec --json), found none'
         : `codex: no completed agent_message item among ${events.length} events`,
     );
   }
-  const answer: AgentAnswer = { text };
-  const usage = usageOf(events);
-  if (usage !== null) answer.usage = usage;
-  return answer;
+  const usage = usageOf(events, prices);
+  return usage === null ? { text } : { text, usage };
 }
 
 /** The last `turn.completed` usage (input counts cached tokens); Codex reports no cost and no model. */
-export function parseCodexUsage(stdout: string): AgentUsage | null {
+export function parseCodexUsage(stdout: string, prices?: TokenPrices): AgentUsage | null {
   const events = readEvents(stdout);
-  return events.length === 0
-    ? null
-    : (usageOf(events) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null });
+  if (events.length === 0) return null;
+  return usageOf(events, prices) ?? { model: null, input_tokens: null, output_tokens: null, cost_usd: null };
 }
 
 /** A failed turn, else the last `error` event, else the last line of stderr (or stdout) not a log or warning. */
@@ -49,14 +45,8 @@ export function explainCodexFailure(stdout: string, stderr: string): string | nu
 // The CLI's tracing lines (`2026-12-01T07:06:33.916394Z ERROR codex_api::...`) and its PATH-alias warning.
 const LOG_LINE = /^(\d{4}-\d\d-\d\dT\S+Z\s+(TRACE|DEBUG|INFO|WARN|ERROR)\s|WARNING: proceeding, even though)/;
 
-/** A retry report that says no retry can succeed: the leaf should end now, not after the retry limit. */
-export interface CodexRetry extends AgentRetry {
-  /** The credentials refused (401, 403) or the quota spent: no retry recovers. */
-  final?: boolean;
-}
-
 /** `Reconnecting...` events since the last progress; 0.171.0 retries a refused key five times over ~10 s. */
-export function codexRetrying(stdout: string): CodexRetry | null {
+export function codexRetrying(stdout: string): AgentRetry | null {
   let attempts = 0;
   let message = '';
   for (const event of readEvents(stdout)) {
@@ -68,19 +58,17 @@ export function codexRetrying(stdout: string): CodexRetry | null {
     }
   }
   if (attempts === 0) return null;
-  return AUTH_REFUSED.test(message) || dryKind(message) === 'quota'
+  // Refused credentials (401, 403) or a spent quota: no retry recovers, so `final`.
+  return /unexpected status (401|403)\b/.test(message) || dryKind(message) === 'quota'
     ? { attempts, message, final: true }
     : { attempts, message };
 }
 
-const AUTH_REFUSED = /unexpected status (401|403)\b/;
-
 /** From the failed turn, else the last `error`; 0.171.0's "high demand" is a 500, a server error, not dry. */
 export function codexRanDry(stdout: string, _stderr = ''): AgentDry | null {
   const words = failureWords(readEvents(stdout));
-  if (words === null) return null;
-  const kind = dryKind(words);
-  return kind === null ? null : { kind, message: words };
+  const kind = words === null ? null : dryKind(words);
+  return kind === null ? null : { kind, message: words as string };
 }
 
 function dryKind(words: string): AgentDryKind | null {
@@ -90,40 +78,28 @@ function dryKind(words: string): AgentDryKind | null {
   return null;
 }
 
-function usageOf(events: CodexEvent[]): AgentUsage | null {
-  const completed = events
-    .filter((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null)
-    .at(-1);
-  if (completed === undefined) return null;
-  const usage = completed.usage as Record<string, unknown>;
-  return {
-    model: null,
-    input_tokens: tokens(usage.input_tokens),
-    output_tokens: tokens(usage.output_tokens),
-    cost_usd: null,
-  };
+// The cost estimated from `prices`: Codex reports none.
+function usageOf(events: CodexEvent[], prices: TokenPrices | undefined): AgentUsage | null {
+  const u = events.findLast((e) => e.type === 'turn.completed' && typeof e.usage === 'object' && e.usage !== null)
+    ?.usage as CodexEvent | undefined;
+  if (u === undefined) return null;
+  const usage = { input_tokens: tokens(u.input_tokens), output_tokens: tokens(u.output_tokens) };
+  return estimateCost({ model: null, ...usage, cost_usd: null }, prices);
 }
 
-function tokens(value: unknown): number | null {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
-}
+const tokens = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : null;
 
 // The last failed turn's words, else the last `error` event's.
 function failureWords(events: CodexEvent[]): string | null {
   const failed = events.findLast((e) => e.type === 'turn.failed');
-  if (failed !== undefined) return turnFailure(failed);
+  if (failed !== undefined) {
+    const error = failed.error as { message?: unknown } | undefined;
+    return typeof error?.message === 'string' ? error.message : 'turn failed';
+  }
   const error = events.findLast((e) => e.type === 'error' && typeof e.message === 'string');
   return error === undefined ? null : (error.message as string);
 }
 
-function turnFailure(event: CodexEvent): string {
-  const error = event.error as { message?: unknown } | undefined;
-  return typeof error?.message === 'string' ? error.message : 'turn failed';
-}
-
-function readEvents(stdout: string): CodexEvent[] {
-  return stdout
-    .split('\n')
-    .map((line) => parseJsonObject(line.trim()))
-    .filter((event): event is CodexEvent => event !== null);
-}
+const readEvents = (stdout: string): CodexEvent[] =>
+  stdout.split('\n').flatMap<CodexEvent>((line) => parseJsonObject(line.trim()) ?? []);

@@ -1,7 +1,5 @@
 // Judged as the CLI does: `codex login status` alone says "Not logged in" for `CODEX_API_KEY` and `env_key` setups.
 
-export type CodexSetupReadiness = { ready: boolean | null; why: string };
-
 // Source text: `node -e` runs exactly what the tests call (a function's toString carries what a bundler added).
 const JUDGE_SOURCE = `(env, configToml, args) => {
   const unquote = (raw) => {
@@ -15,13 +13,9 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
   let table = top;
   for (const line of (configToml ?? '').split('\\n')) {
     const header = /^\\s*\\[\\s*([^\\]]+?)\\s*\\]\\s*(#.*)?$/.exec(line);
-    if (header !== null) {
-      const name = header[1].split('.').map((part) => unquote(part)).join('.');
-      table = tables[name] ??= {};
-      continue;
-    }
     const pair = /^\\s*([A-Za-z0-9_-]+)\\s*=\\s*(.*)$/.exec(line);
-    if (pair !== null) table[pair[1]] = unquote(pair[2]);
+    if (header !== null) table = tables[header[1].split('.').map((part) => unquote(part)).join('.')] ??= {};
+    else if (pair !== null) table[pair[1]] = unquote(pair[2]);
   }
   // \`-c model_provider=NAME\` (or \`--config\`) on the command line wins over config.toml, as in the CLI.
   let provider = top.model_provider ?? 'openai';
@@ -38,9 +32,8 @@ const JUDGE_SOURCE = `(env, configToml, args) => {
     if ((env[key] ?? '') !== '') return { ready: true, why: \`\${named} reads its key from \${key}, which is set\` };
     return { ready: false, why: \`\${named} (config.toml) reads its key from \${key}, which is not set\` };
   }
-  if (settings !== undefined && settings.requires_openai_auth !== 'true') {
+  if (settings !== undefined && settings.requires_openai_auth !== 'true')
     return { ready: true, why: \`\${named} needs no key\` };
-  }
   const local = provider === 'oss' || provider === 'ollama' || provider === 'lmstudio';
   if (settings === undefined && local) return { ready: true, why: \`\${named} is local and needs no key\` };
   return { ready: null, why: \`\${named} signs in with codex login\` };
@@ -51,7 +44,7 @@ export const codexSetupReadiness = new Function(`return ${JUDGE_SOURCE}`)() as (
   env: Record<string, string | undefined>,
   configToml: string | null,
   args: string[],
-) => CodexSetupReadiness;
+) => { ready: boolean | null; why: string };
 
 // Codex 0.171.0 (codex-rs/arg0) makes no sandbox helper when canonical CODEX_HOME is under TMPDIR (else /tmp).
 const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
@@ -60,8 +53,7 @@ const HELPERS_SOURCE = `(env, codexHome, mode, realpath) => {
   let home = codexHome;
   try { home = realpath(codexHome); } catch {}
   const parts = (p) => p.split('/').filter((c, i) => c !== '' && c !== '.' || (i === 0 && c === ''));
-  const a = parts(home);
-  const b = parts(temp);
+  const [a, b] = [parts(home), parts(temp)];
   const under = temp === '' || (a[0] === '') === (b[0] === '') && b.length <= a.length && b.every((c, i) => a[i] === c);
   if (!under) return null;
   return 'codex cannot run its own ' + mode + ' sandbox: its CODEX_HOME ' + JSON.stringify(codexHome) +
@@ -80,10 +72,8 @@ export const codexSandboxHelpersRefusal = new Function(`return ${HELPERS_SOURCE}
   realpath: (path: string) => string,
 ) => string | null;
 
-/** The variable that carries the readiness script to `node -e 'eval(process.env.LEAP_CODEX_READINESS)'`. */
+// What carries the readiness script to `node -e 'eval(process.env.LEAP_CODEX_READINESS)'`, and its leaf's `--sandbox`.
 export const CODEX_READINESS_VAR = 'LEAP_CODEX_READINESS';
-
-/** The variable that tells the readiness script the `--sandbox` mode its leaf will run in. */
 export const CODEX_SANDBOX_MODE_VAR = 'LEAP_CODEX_SANDBOX';
 
 /** `node -e SCRIPT CODEX_BIN ARG...`: the login, then codex's own sandbox; exit 0, else why (127, 126 as a shell). */

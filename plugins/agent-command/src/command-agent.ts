@@ -1,9 +1,7 @@
 // Any command line as an agent: the prompt on stdin, the answer on stdout, the family from configuration.
-import type { AgentAnswer, AgentInvocation, AgentOptions, AgentPlugin } from '@leap/core';
-import { LeapError, UsageError, showValue } from '@leap/core';
+import { type AgentAnswer, type AgentPlugin, LeapError, UsageError, showValue } from '@leap/core';
 
 export interface CommandAgentConfig {
-  /** The plugin's name in agent lists (default `command`). */
   name?: string;
   /** The command line as argv (no shell): `["bash", "-c", "..."]` when a shell is wanted. */
   command: string[];
@@ -28,16 +26,11 @@ export function createCommandAgent(config: CommandAgentConfig): AgentPlugin {
   return {
     name,
     family: config.family,
-    buildInvocation: (prompt: string, options: AgentOptions): AgentInvocation => ({
+    buildInvocation: (prompt, { role, cwd, model }) => ({
       command,
       args,
       stdin: prompt,
-      env: {
-        ...config.env,
-        LEAP_AGENT_ROLE: options.role,
-        LEAP_AGENT_CWD: options.cwd,
-        LEAP_AGENT_MODEL: options.model,
-      },
+      env: { ...config.env, LEAP_AGENT_ROLE: role, LEAP_AGENT_CWD: cwd, LEAP_AGENT_MODEL: model },
     }),
     parseAnswer: parsePlainAnswer,
   };

@@ -1,6 +1,6 @@
 // The Gemini CLI as a LEAP agent; its command line and why are in README.md.
-import type { AgentInvocation, AgentOptions, AgentPlugin, TokenPrices } from '@leap/core';
-import { LeapError, estimateCost, isReadOnlyRole } from '@leap/core';
+import type { AgentPlugin, TokenPrices } from '@leap/core';
+import { LeapError, isReadOnlyRole } from '@leap/core';
 import {
   explainGeminiFailure,
   geminiRanDry,
@@ -11,11 +11,8 @@ import {
 
 /** How to run the Gemini CLI; every field has a default. */
 export interface GeminiAgentConfig {
-  /** The plugin's name in agent lists (default `gemini`). */
   name?: string;
-  /** The executable (default `gemini`, looked up on PATH). */
   bin?: string;
-  /** The model (`--model`); AgentOptions.model wins. */
   model?: string;
   /** Arguments added after the plugin's own, before `-p`. */
   extraArgs?: string[];
@@ -29,42 +26,30 @@ export const GEMINI_PROMPT_FLAG_TEXT = 'Follow the instructions given above on s
 /** The most the CLI reads of its stdin (0.61.0); the rest would be cut off without a word. */
 export const GEMINI_STDIN_LIMIT_BYTES = 8 * 1024 * 1024;
 
-/** Build the Gemini CLI agent plugin (family `google`). */
 export function createGeminiAgent(config: GeminiAgentConfig = {}): AgentPlugin {
   return {
     name: config.name ?? 'gemini',
     family: 'google',
-    buildInvocation: (prompt, options) => geminiInvocation(prompt, options, config),
-    parseAnswer: (stdout) => {
-      const answer = parseGeminiOutput(stdout);
-      return answer.usage === undefined ? answer : { ...answer, usage: estimateCost(answer.usage, config.prices) };
+    buildInvocation: (prompt, options) => {
+      const size = Buffer.byteLength(prompt);
+      const limit = `gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin`;
+      if (size > GEMINI_STDIN_LIMIT_BYTES)
+        throw new LeapError(`${limit}; this prompt is ${size} bytes, so the CLI would read it cut short`);
+      const args = ['--output-format', 'json'];
+      const model = options.model ?? config.model;
+      if (model) args.push('--model', model);
+      args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
+      // An untrusted folder (every worktree) ends the run (rc 55) and would turn yolo into default; this session only.
+      args.push('--skip-trust', ...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
+      return { command: config.bin ?? 'gemini', args, stdin: prompt, ...(model ? { model } : {}) };
     },
+    parseAnswer: (stdout) => parseGeminiOutput(stdout, config.prices),
     // No login check short of a run, and none needed: without credentials a run fails in under two seconds (rc 41).
     preflight: () => null,
     explainFailure: explainGeminiFailure,
-    parseUsage: (stdout) => {
-      const usage = parseGeminiUsage(stdout);
-      return usage === null ? null : estimateCost(usage, config.prices);
-    },
+    parseUsage: (stdout) => parseGeminiUsage(stdout, config.prices),
     retrying: geminiRetrying,
     ranDry: geminiRanDry,
     sandbox: () => ({ agentPaths: ['.gemini'], passEnv: ['GEMINI_*', 'GOOGLE_*'] }),
   };
-}
-
-function geminiInvocation(prompt: string, options: AgentOptions, config: GeminiAgentConfig): AgentInvocation {
-  const size = Buffer.byteLength(prompt);
-  if (size > GEMINI_STDIN_LIMIT_BYTES) {
-    throw new LeapError(
-      `gemini reads at most ${GEMINI_STDIN_LIMIT_BYTES} bytes (8 MiB) of stdin; this prompt is ${size} bytes, ` +
-        'so the CLI would read it cut short',
-    );
-  }
-  const args = ['--output-format', 'json'];
-  const model = options.model ?? config.model;
-  if (model) args.push('--model', model);
-  args.push('--approval-mode', isReadOnlyRole(options.role) ? 'default' : 'yolo');
-  // An untrusted folder (every worktree) ends the run (rc 55) and would turn yolo into default; this session only.
-  args.push('--skip-trust', ...(config.extraArgs ?? []), '-p', GEMINI_PROMPT_FLAG_TEXT);
-  return { command: config.bin ?? 'gemini', args, stdin: prompt, ...(model ? { model } : {}) };
 }

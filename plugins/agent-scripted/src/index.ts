@@ -1,6 +1,4 @@
-export * from './plain-answer.js';
 export * from './replay-move.js';
 export { replayNextMove } from './replay.js';
-export type { ReplayResult } from './replay.js';
 export * from './script-file.js';
 export * from './scripted-agent.js';

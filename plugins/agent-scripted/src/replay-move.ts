@@ -1,40 +1,26 @@
 // Replaying a script: claim the next move (safe with concurrent launches), apply its edits, answer.
-import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
 import { GitError, LeapError, UsageError, runGitSync, showValue } from '@leap/core';
 import type { Script, ScriptEdit, ScriptMove } from './script-file.js';
 
 /** The folder next to the script where claims and received prompts are kept. */
-export function scriptStateDir(scriptFile: string): string {
-  return `${scriptFile}.state`;
-}
+export const scriptStateDir = (scriptFile: string): string => `${scriptFile}.state`;
 
 /** The file that records move `index`'s claim and the prompt it received. */
-export function movePromptFile(scriptFile: string, index: number): string {
-  return join(scriptStateDir(scriptFile), `move-${index}.prompt`);
-}
+export const movePromptFile = (scriptFile: string, index: number): string =>
+  join(scriptStateDir(scriptFile), `move-${index}.prompt`);
 
 /** Its prompt file created exclusively (O_EXCL): two agents launched at once never replay the same move. */
-export function claimNextMove(
-  scriptFile: string,
-  script: Script,
-  prompt: string,
-): { index: number; move: ScriptMove } | null {
+export function claimNextMove(scriptFile: string, script: Script, prompt: string) {
   mkdirSync(scriptStateDir(scriptFile), { recursive: true });
-  for (let index = 0; index < script.moves.length; index++) {
-    let fd: number;
+  for (const [index, move] of script.moves.entries()) {
     try {
-      fd = openSync(movePromptFile(scriptFile, index), 'wx');
+      writeFileSync(movePromptFile(scriptFile, index), prompt, { flag: 'wx' });
+      return { index, move };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    try {
-      writeSync(fd, prompt);
-    } finally {
-      closeSync(fd);
-    }
-    return { index, move: script.moves[index] as ScriptMove };
   }
   return null;
 }
@@ -43,9 +29,8 @@ export function claimNextMove(
 export function applyEdits(cwd: string, edits: readonly ScriptEdit[]): void {
   const targets = edits.map((edit) => {
     const relative = normalize(edit.path);
-    if (isAbsolute(relative) || relative === '..' || relative.startsWith(`..${sep}`)) {
+    if (isAbsolute(relative) || relative === '..' || relative.startsWith(`..${sep}`))
       throw new UsageError(`Expected an edit path inside the working folder, got ${showValue(edit.path)}`);
-    }
     return { edit, file: join(cwd, relative) };
   });
   for (const { edit, file } of targets) {
@@ -59,7 +44,6 @@ export function applyEdits(cwd: string, edits: readonly ScriptEdit[]): void {
 }
 
 export function commitAll(cwd: string, message: string): void {
-  // core's git runner loads node:child_process on its first run: only a move with a commit pays for it.
   try {
     runGitSync(['add', '-A'], { cwd });
     runGitSync(['commit', '-q', '-m', message], { cwd });
@@ -70,7 +54,5 @@ export function commitAll(cwd: string, message: string): void {
 }
 
 /** The text a move prints: a string as is, any other value as JSON, nothing when it has no answer. */
-export function answerText(move: ScriptMove): string {
-  if (move.answer === undefined) return '';
-  return typeof move.answer === 'string' ? move.answer : JSON.stringify(move.answer);
-}
+export const answerText = ({ answer }: ScriptMove): string =>
+  typeof answer === 'string' ? answer : answer === undefined ? '' : JSON.stringify(answer);

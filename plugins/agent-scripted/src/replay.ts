@@ -6,19 +6,8 @@ import { answerText, applyEdits, claimNextMove, commitAll, scriptStateDir } from
 /** The line a `dry` move ends with on stderr, before its kind; the plugin's ranDry reads it. */
 export const DRY_LINE = 'leap-scripted-agent: the vendor ran dry: ';
 
-/** What one replay produced: the exit code (3: no move left), the output, and how to wait before printing it. */
-export interface ReplayResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  hang: boolean;
-  sleepMs: number;
-  waitFor: string | null;
-  index: number | null;
-}
-
-/** Claim the next move of `scriptFile`, record `prompt`, apply the move's edits and commit in `cwd`. */
-export function replayNextMove(scriptFile: string, prompt: string, cwd: string): ReplayResult {
+/** Claim the next move of `scriptFile`, record `prompt`, apply its edits and commit in `cwd`; 3: no move left. */
+export function replayNextMove(scriptFile: string, prompt: string, cwd: string) {
   const script = readScript(scriptFile);
   const claimed = claimNextMove(scriptFile, script, prompt);
   if (claimed === null) {
@@ -30,8 +19,9 @@ export function replayNextMove(scriptFile: string, prompt: string, cwd: string):
   if (move.commit !== undefined) commitAll(cwd, move.commit);
   const stderr = `${move.stderr ?? ''}${move.dry === undefined ? '' : `${DRY_LINE}${move.dry}\n`}`;
   const waitFor = move.wait_for === undefined ? null : join(scriptStateDir(scriptFile), move.wait_for);
+  const code = move.exit ?? (move.dry === undefined ? 0 : 1);
   return {
-    code: move.exit ?? (move.dry === undefined ? 0 : 1),
+    code,
     stdout: answerText(move),
     stderr,
     hang: move.hang === true,

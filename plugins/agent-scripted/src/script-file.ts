@@ -18,45 +18,50 @@ export interface ScriptMove {
   dry?: 'quota' | 'rate-limit' | 'overload';
 }
 
-export interface Script {
-  family: string | null;
-  moves: ScriptMove[];
-}
+export type Script = { family: string | null; moves: ScriptMove[] };
 
-const MOVE_KEYS = new Set(['answer', 'stderr', 'edits', 'commit', 'sleep_ms', 'wait_for', 'hang', 'exit', 'dry']);
-const DRY_KINDS = new Set(['quota', 'rate-limit', 'overload']);
+const MOVE_KEYS = ['answer', 'stderr', 'edits', 'commit', 'sleep_ms', 'wait_for', 'hang', 'exit', 'dry'];
+const DRY_KINDS = ['quota', 'rate-limit', 'overload'];
+const isFileName = (v: unknown) => typeof v === 'string' && /^[^/\\]+$/.test(v) && v !== '..';
+const isExitCode = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 255;
+// Each field's check, in the order a move's fields are checked.
+const MOVE_CHECKS: [string, string, (value: unknown) => boolean][] = [
+  ['stderr', '"stderr" to be a string', (v) => typeof v === 'string'],
+  ['commit', '"commit" to be a non-empty message', (v) => typeof v === 'string' && v !== ''],
+  ['sleep_ms', '"sleep_ms" to be a non-negative number', (v) => typeof v === 'number' && v >= 0 && Number.isFinite(v)],
+  ['wait_for', '"wait_for" to be a file name in SCRIPT.state/', isFileName],
+  ['hang', '"hang" to be a boolean', (v) => typeof v === 'boolean'],
+  ['dry', `"dry" to be one of ${DRY_KINDS.join(', ')}`, (v) => DRY_KINDS.includes(v as string)],
+  ['exit', '"exit" to be an integer from 0 to 255', isExitCode],
+  ['edits', '"edits" to be an array', Array.isArray],
+];
 
 /** Read and check a script file: `{"family": F, "moves": [...]}` or a bare array of moves. */
 export function readScript(file: string): Script {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new FileFormatError(file, undefined, `cannot read the script: ${(cause as Error).message}`, { cause });
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (cause) {
-    throw new FileFormatError(file, undefined, `expected JSON, found a parse error: ${(cause as Error).message}`, {
-      cause,
-    });
-  }
+  const step = <T>(what: string, read: () => T): T => {
+    try {
+      return read();
+    } catch (cause) {
+      throw new FileFormatError(file, undefined, `${what}: ${(cause as Error).message}`, { cause });
+    }
+  };
+  const text = step('cannot read the script', () => readFileSync(file, 'utf8'));
+  const data: unknown = step('expected JSON, found a parse error', () => JSON.parse(text));
   return checkScript(data, file);
 }
 
 /** Check parsed script data; errors name the file, the move and the field. */
 export function checkScript(data: unknown, file: string): Script {
   const object = Array.isArray(data) ? { moves: data } : data;
-  if (typeof object !== 'object' || object === null || !Array.isArray((object as { moves?: unknown }).moves)) {
+  if (typeof object !== 'object' || object === null || !Array.isArray((object as { moves?: unknown }).moves))
     throw new FileFormatError(file, undefined, 'expected an object with a "moves" array, or an array of moves');
-  }
   const { family, moves } = object as { family?: unknown; moves: unknown[] };
   if (family !== undefined && (typeof family !== 'string' || !/^[A-Za-z0-9_.]+$/.test(family))) {
+    const found = `found ${showValue(family)}`;
     throw new FileFormatError(
       file,
       undefined,
-      `expected "family" to be a word of letters, digits, "_" or ".", found ${showValue(family)}`,
+      `expected "family" to be a word of letters, digits, "_" or ".", ${found}`,
     );
   }
   for (const [i, move] of moves.entries()) checkMove(move, `${file}: move ${i}`);
@@ -70,30 +75,14 @@ function checkMove(move: unknown, where: string): void {
   };
   if (typeof move !== 'object' || move === null || Array.isArray(move)) bad('an object', move);
   const m = move as Record<string, unknown>;
-  for (const key of Object.keys(m)) if (!MOVE_KEYS.has(key)) bad(`one of the fields ${[...MOVE_KEYS].join(', ')}`, key);
-  if (m.stderr !== undefined && typeof m.stderr !== 'string') bad('"stderr" to be a string', m.stderr);
-  if (m.commit !== undefined && (typeof m.commit !== 'string' || m.commit === ''))
-    bad('"commit" to be a non-empty message', m.commit);
-  if (m.sleep_ms !== undefined && !(typeof m.sleep_ms === 'number' && m.sleep_ms >= 0 && Number.isFinite(m.sleep_ms)))
-    bad('"sleep_ms" to be a non-negative number', m.sleep_ms);
-  const name = typeof m.wait_for === 'string' && /^[^/\\]+$/.test(m.wait_for) && m.wait_for !== '..';
-  if (m.wait_for !== undefined && !name) bad('"wait_for" to be a file name in SCRIPT.state/', m.wait_for);
-  if (m.hang !== undefined && typeof m.hang !== 'boolean') bad('"hang" to be a boolean', m.hang);
-  if (m.dry !== undefined && !DRY_KINDS.has(m.dry as string))
-    bad(`"dry" to be one of ${[...DRY_KINDS].join(', ')}`, m.dry);
-  if (m.exit !== undefined && !(Number.isInteger(m.exit) && (m.exit as number) >= 0 && (m.exit as number) <= 255))
-    bad('"exit" to be an integer from 0 to 255', m.exit);
-  if (m.edits !== undefined) {
-    if (!Array.isArray(m.edits)) bad('"edits" to be an array', m.edits);
-    for (const edit of m.edits as unknown[]) {
-      const e = edit as Record<string, unknown> | null;
-      const ok =
-        typeof e === 'object' &&
-        e !== null &&
-        typeof e.path === 'string' &&
-        e.path !== '' &&
-        ((typeof e.content === 'string' && e.delete === undefined) || (e.delete === true && e.content === undefined));
-      if (!ok) bad('each edit to be {"path", "content"} or {"path", "delete": true}', edit);
-    }
+  for (const key of Object.keys(m)) if (!MOVE_KEYS.includes(key)) bad(`one of the fields ${MOVE_KEYS.join(', ')}`, key);
+  for (const [key, what, ok] of MOVE_CHECKS) if (m[key] !== undefined && !ok(m[key])) bad(what, m[key]);
+  for (const edit of (m.edits ?? []) as (Record<string, unknown> | null)[]) {
+    const ok =
+      typeof edit?.path === 'string' &&
+      edit.path !== '' &&
+      ((typeof edit.content === 'string' && edit.delete === undefined) ||
+        (edit.delete === true && edit.content === undefined));
+    if (!ok) bad('each edit to be {"path", "content"} or {"path", "delete": true}', edit);
   }
 }

@@ -2,14 +2,12 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import type { AgentDry, AgentPlugin } from '@leap/core';
-import { parsePlainText } from './plain-answer.js';
-import { movePromptFile } from './replay-move.js';
+import { type AgentDry, type AgentPlugin, LeapError } from '@leap/core';
+import { scriptStateDir } from './replay-move.js';
 import { DRY_LINE } from './replay.js';
 import { readScript } from './script-file.js';
 
 export interface ScriptedAgentConfig {
-  /** The plugin's name in agent lists (default `scripted`). */
   name?: string;
   /** The script file (see README); relative paths resolve against the current folder. */
   script: string;
@@ -37,13 +35,17 @@ export function createScriptedAgent(config: ScriptedAgentConfig): AgentPlugin {
       stdin: prompt,
       env: { LEAP_AGENT_ROLE: options.role },
     }),
-    parseAnswer: parsePlainText,
+    // The answer is stdout trimmed; an empty one is no answer (a move without one).
+    parseAnswer: (stdout) => {
+      const text = stdout.trim();
+      if (text === '') throw new LeapError('the scripted agent printed nothing on stdout');
+      return { text };
+    },
     ranDry: scriptedDry,
     // Inside a sandbox its claims (SCRIPT.state/) are its own state, as a CLI's config folder is: read-write.
     sandbox: () => {
-      const state = dirname(movePromptFile(script, 0));
-      mkdirSync(state, { recursive: true });
-      return { agentPaths: [state] };
+      mkdirSync(scriptStateDir(script), { recursive: true });
+      return { agentPaths: [scriptStateDir(script)] };
     },
   };
 }

@@ -1,19 +1,12 @@
 // Reading what `gh issue view N --json number,title,body,comments` prints.
-import type { TrackerIssue } from '@leap/core';
-import { FileFormatError, showValue } from '@leap/core';
+import { FileFormatError, type TrackerIssue, showValue } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 import { GhError } from './run-gh.js';
 
-export interface GithubComment {
-  author: string;
-  body: string;
-  createdAt: string;
-}
+export type GithubComment = { author: string; body: string; createdAt: string };
 
 /** A GitHub issue: the tracker's fields, plus its thread when it was asked for. */
-export interface GithubIssue extends TrackerIssue {
-  comments: GithubComment[];
-}
+export type GithubIssue = TrackerIssue & { comments: GithubComment[] };
 
 /** Parse gh's JSON for issue `n`; the criteria are the body's `## Acceptance criteria` list (none without one). */
 export function parseGhIssue(stdout: string, n: number): GithubIssue {

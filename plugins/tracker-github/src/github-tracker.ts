@@ -1,6 +1,5 @@
 // The GitHub tracker: issues, their threads, criteria and draft pull requests through the gh CLI.
-import type { TrackerPlugin } from '@leap/core';
-import { UsageError, checkIssue, showValue } from '@leap/core';
+import { type TrackerPlugin, UsageError, checkIssue, showValue } from '@leap/core';
 import { tickCriterion } from '@leap/core/ledger';
 import { parseGhIssue, type GithubIssue } from './gh-issue.js';
 import { GhError, runGh, trackerGit } from './run-gh.js';
@@ -14,7 +13,6 @@ export interface GithubTrackerOptions {
   remote?: string;
   /** Draft pull requests' base branch when the call names none (default: gh's, the repository's default branch). */
   base?: string;
-  /** The gh executable (default `gh`, found on PATH). */
   gh?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -31,23 +29,18 @@ export interface GithubTracker extends TrackerPlugin {
 export function createGithubTracker(options: GithubTrackerOptions = {}): GithubTracker {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const gh = options.gh ?? 'gh';
   const remote = options.remote ?? 'origin';
   const repoArgs = options.repo === undefined ? [] : [`--repo=${options.repo}`];
-  const run = (args: string[], input?: string) => runGh(gh, [...args, ...repoArgs], { cwd, env, input });
+  const run = (args: string[], input?: string) =>
+    runGh(options.gh ?? 'gh', [...args, ...repoArgs], { cwd, env, input });
 
-  async function view(issue: number, fields: string): Promise<string> {
-    try {
-      return await run(['issue', 'view', String(issue), `--json=${fields}`]);
-    } catch (error) {
-      if (error instanceof GhError && error.kind === 'not-found') {
-        const where = options.repo === undefined ? '' : ` in ${options.repo}`;
-        const details = { stderr: error.stderr, code: error.code, cause: error };
-        throw new GhError('not-found', `no issue ${issue} on GitHub${where}: ${error.stderr.trim()}`, details);
-      }
-      throw error;
-    }
-  }
+  const view = (issue: number, fields: string) =>
+    run(['issue', 'view', String(issue), `--json=${fields}`]).catch((error) => {
+      if (!(error instanceof GhError) || error.kind !== 'not-found') throw error;
+      const where = options.repo === undefined ? '' : ` in ${options.repo}`;
+      const details = { stderr: error.stderr, code: error.code, cause: error };
+      throw new GhError('not-found', `no issue ${issue} on GitHub${where}: ${error.stderr.trim()}`, details);
+    });
 
   return {
     name: 'github',
@@ -77,16 +70,14 @@ export function createGithubTracker(options: GithubTrackerOptions = {}): GithubT
       const onto = base ?? options.base;
       const args = ['pr', 'create', '--draft', ...(onto === undefined ? [] : [`--base=${onto}`])];
       args.push(`--head=${branch}`, `--title=${title}`, '--body-file=-');
-      try {
-        return { url: lastUrl(await run(args, text)) };
-      } catch (error) {
+      const url = await run(args, text).then(lastUrl, async (error) => {
         // Run again (resumed): this branch's pull request exists, gh names it, and it gets this run's title and body.
-        const existing = error instanceof GhError ? /already exists:\s*(https?:\/\/\S+)/.exec(error.stderr) : null;
-        if (existing === null) throw error;
-        const url = existing[1] as string;
-        await run(['pr', 'edit', url, `--title=${title}`, '--body-file=-'], text);
-        return { url };
-      }
+        const existing = /already exists:\s*(https?:\/\/\S+)/.exec(error instanceof GhError ? error.stderr : '')?.[1];
+        if (existing === undefined) throw error;
+        await run(['pr', 'edit', existing, `--title=${title}`, '--body-file=-'], text);
+        return existing;
+      });
+      return { url };
     },
     issueFile: () => null,
   };
@@ -101,11 +92,7 @@ function withClosingReference(body: string, issue: number): string {
 
 // gh pr create prints the new pull request's URL as its last line.
 function lastUrl(stdout: string): string {
-  const url = stdout
-    .trim()
-    .split('\n')
-    .reverse()
-    .find((line) => /^https?:\/\//.test(line.trim()));
+  const url = stdout.split('\n').findLast((line) => /^https?:\/\//.test(line.trim()));
   if (url === undefined) throw new GhError('failed', `gh pr create printed no pull request URL: ${showValue(stdout)}`);
   return url.trim();
 }

@@ -1,4 +1,3 @@
 export * from './gh-issue.js';
 export * from './github-tracker.js';
-export { GhError, classifyGhFailure, runGh } from './run-gh.js';
-export type { GhFailureKind } from './run-gh.js';
+export { GhError, type GhFailureKind, classifyGhFailure, runGh } from './run-gh.js';

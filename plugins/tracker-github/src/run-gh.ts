@@ -7,41 +7,29 @@ export type GhFailureKind = 'missing' | 'auth' | 'not-found' | 'failed';
 
 /** A failed `gh` or `git` call: the kind, the command's exit code and its own words. */
 export class GhError extends LeapError {
-  readonly kind: GhFailureKind;
   readonly stderr: string;
   readonly code: number | null;
   constructor(
-    kind: GhFailureKind,
+    readonly kind: GhFailureKind,
     message: string,
     details: { stderr?: string; code?: number | null; cause?: unknown } = {},
   ) {
     // A missing or signed-out gh and an unknown issue are the caller's to fix (2); anything else is gh's failure (1).
     super(message, { exitCode: kind === 'failed' ? 1 : 2, cause: details.cause });
-    this.kind = kind;
     this.stderr = details.stderr ?? '';
     this.code = details.code ?? null;
   }
 }
 
-export interface RunOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** Bytes for stdin (a comment or a body); stdin is empty otherwise. */
-  input?: string;
-}
+// `input`: stdin's bytes (a comment or a body); stdin is empty otherwise.
+type RunOptions = { cwd: string; env: NodeJS.ProcessEnv; input?: string };
+type Ran = { code: number | null; stdout: string; stderr: string };
 
-export interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Spawn `command ARGS` (no shell); resolves on close, rejects only when it cannot start. */
+// Resolves on close, rejects only when it cannot start.
 function spawnCollect(command: string, args: string[], options: RunOptions): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const [out, err]: [Buffer[], Buffer[]] = [[], []];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     child.on('error', reject);
@@ -58,17 +46,14 @@ function spawnCollect(command: string, args: string[], options: RunOptions): Pro
 export async function runGh(gh: string, args: string[], options: RunOptions): Promise<string> {
   // gh never prompts from a run: a question it would ask becomes its error instead.
   const env = { ...options.env, GH_PROMPT_DISABLED: '1', GH_NO_UPDATE_NOTIFIER: '1' };
-  let ran: Ran;
-  try {
-    ran = await spawnCollect(gh, args, { ...options, env });
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') {
+  const ran = await spawnCollect(gh, args, { ...options, env }).catch((cause: NodeJS.ErrnoException) => {
+    if (cause.code === 'ENOENT') {
       const install = 'install it (https://cli.github.com) and run `gh auth login`';
       const message = `the GitHub tracker needs the gh CLI, and ${JSON.stringify(gh)} is not on PATH: ${install}`;
       throw new GhError('missing', message, { cause });
     }
-    throw new GhError('failed', `could not run ${JSON.stringify(gh)}: ${(cause as Error).message}`, { cause });
-  }
+    throw new GhError('failed', `could not run ${JSON.stringify(gh)}: ${cause.message}`, { cause });
+  });
   if (ran.code === 0) return ran.stdout;
   throw classifyGhFailure(args, ran);
 }
@@ -82,27 +67,22 @@ export function classifyGhFailure(args: string[], ran: Ran): GhError {
     const message = `gh is not logged in to GitHub: run \`gh auth login\` or set GH_TOKEN (${what} said: ${words})`;
     return new GhError('auth', message, details);
   }
-  if (/Could not resolve to an? (issue|pull request|Repository)|HTTP 404/i.test(ran.stderr)) {
+  if (/Could not resolve to an? (issue|pull request|Repository)|HTTP 404/i.test(ran.stderr))
     return new GhError('not-found', `${what} found nothing: ${words}`, details);
-  }
   return new GhError('failed', `${what} exited ${ran.code ?? 'on a signal'}: ${words}`, details);
 }
 
 /** Run `git ARGS` in the repository through core's git runner; a failure is a GhError with git's own words. */
 export async function trackerGit(args: string[], options: RunOptions): Promise<string> {
-  const { cwd, env, input } = options;
   try {
-    return (await runGit(args, { cwd, env, ...(input === undefined ? {} : { input }) })).stdout;
+    return (await runGit(args, options)).stdout;
   } catch (cause) {
     if (!(cause instanceof GitError) || cause.code === null) {
       // The spawn's own words (spawn git ENOENT: git missing, or the folder gone), not the GitError's sentence.
       const spawnError = cause instanceof GitError && cause.cause instanceof Error ? cause.cause : (cause as Error);
       throw new GhError('failed', `could not run git: ${spawnError.message}`, { cause });
     }
-    throw new GhError('failed', `git ${args.join(' ')} exited ${cause.code}: ${cause.stderr.trim()}`, {
-      stderr: cause.stderr,
-      code: cause.code,
-      cause,
-    });
+    const { stderr, code } = cause;
+    throw new GhError('failed', `git ${args.join(' ')} exited ${code}: ${stderr.trim()}`, { stderr, code, cause });
   }
 }

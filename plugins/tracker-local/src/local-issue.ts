@@ -1,19 +1,11 @@
 // Reading a local issue file: a `# Title` line, free text, and a `## Acceptance criteria` section.
-import { readFileSync } from 'node:fs';
-import type { TrackerIssue } from '@leap/core';
-import { FileFormatError, UsageError, showValue } from '@leap/core';
+import { FileFormatError, type TrackerIssue, UsageError, readFileIfExists, showValue } from '@leap/core';
 import { readCriteria } from '@leap/core/ledger';
 
 /** Read `.tdd/issues/N.md`; a missing file or a missing title is an error naming the file. */
 export function readLocalIssueFile(file: string, number: number): TrackerIssue {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    if ((cause as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new UsageError(`no issue ${number}: ${file} does not exist`, { cause });
-    throw cause;
-  }
+  const text = readFileIfExists(file);
+  if (text === null) throw new UsageError(`no issue ${number}: ${file} does not exist`);
   return parseLocalIssue(text, file, number);
 }
 
@@ -28,11 +20,9 @@ export function parseLocalIssue(text: string, file: string, number: number): Tra
     const found = showValue(first ?? '');
     throw new FileFormatError(file, at === -1 ? 1 : at + 1, `expected a "# Title" line first, found ${found}`);
   }
-  const body = lines
-    .slice(at + 1)
-    .join('\n')
-    .replace(/^(?:[ \t]*\r?\n)+/, '');
-  return { number, title: match[1] as string, body, criteria: criteriaOf(source, file) };
+  const body = lines.slice(at + 1).join('\n');
+  const criteria = criteriaOf(source, file);
+  return { number, title: match[1] as string, body: body.replace(/^(?:[ \t]*\r?\n)+/, ''), criteria };
 }
 
 // The whole text is scanned, so line numbers in errors are the file's; no section means no criteria.

@@ -11,17 +11,12 @@ Exit codes: the move's "exit" (default 0); 3 no move left; 2 a malformed script 
 
 void runCli('leap-scripted-agent', async () => {
   const args = process.argv.slice(2);
-  if (args[0] === '--help' || args[0] === '-h') {
-    writeFd(1, `${USAGE}\n`);
-    return 0;
-  }
+  if (args[0] === '--help' || args[0] === '-h') return (writeFd(1, `${USAGE}\n`), 0);
   if (args.length !== 1 || args[0] === '')
     throw new UsageError(`Expected exactly one argument, the script file, got ${args.length}\n${USAGE}`);
   // TERM held from the start, not the claim (one between ended hanging moves): a hanging move ignores it, others end.
   let termed = false;
-  const holdTerm = () => {
-    termed = true;
-  };
+  const holdTerm = () => (termed = true);
   process.on('SIGTERM', holdTerm);
   const prompt = readFileSync(0, 'utf8');
   const result = replayNextMove(args[0] as string, prompt, process.cwd());
