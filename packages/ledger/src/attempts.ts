@@ -3,8 +3,7 @@ import { existsSync, readdirSync, realpathSync, rmSync, rmdirSync } from 'node:f
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError, resolveStateDir, unlinkIfPresent } from '@leap/core';
 import { findStep, parseLedger, showTitle } from '@leap/core/ledger';
-import { RefusedError } from './errors.js';
-import { changeTarget, decodeUtf8, readFileBytes, type LedgerLocation } from './input.js';
+import { RefusedError, changeTarget, decodeUtf8, readFileBytes, type LedgerLocation, type RunAt } from './input.js';
 import { git, locked, logEvent, readRepo } from './transaction.js';
 
 const PREFIX = 'refs/leap/attempts/';
@@ -16,12 +15,12 @@ export type PreservedAttempt = { ref: string | null; commit: string | null; path
 export type Attempt = { ref: string; commit: string; date: string; issue: number | null; title: string };
 
 /** Where the attempts commands look: the repository around `cwd`, and issue N's attempts only. */
-export type AttemptsOptions = { issue?: number | null; cwd?: string; env?: NodeJS.ProcessEnv };
+type AttemptsOptions = RunAt & { issue?: number | null };
 
 type Change = { path: string; inHead: boolean; staged: boolean };
 
 /** Whose attempt to keep; `leave`: paths (as git status gives them) neither kept nor restored, the user's say. */
-export type PreserveOptions = LedgerLocation & { step: string; leave?: readonly string[] };
+type PreserveOptions = LedgerLocation & { step: string; leave?: readonly string[] };
 
 /** Keep the step's uncommitted work in a ref (logged), then restore the files it touched to HEAD. */
 export async function preserveAttempt(options: PreserveOptions): Promise<PreservedAttempt> {
@@ -80,14 +79,11 @@ function commitWorkingTree({ root, path, head, env }: Repo, changes: Change[], m
 
 // BASE-YYYYMMDDTHHMMSSmmmZ, created and never overwritten (the old value must be none); -2, -3... when taken.
 function createRef({ root, env }: Repo, base: string, commit: string): string {
-  const on = { cwd: root, env };
+  const on = { cwd: root, env, allowFailure: true };
   const stamped = `${base}-${new Date().toISOString().replace(/[-:.]/g, '')}`;
   for (let n = 1; ; n++) {
     const ref = n === 1 ? stamped : `${stamped}-${n}`;
-    const made = git(['update-ref', '-m', 'leap-ledger preserve-attempt', ref, commit, ''], {
-      ...on,
-      allowFailure: true,
-    });
+    const made = git(['update-ref', '-m', 'leap-ledger preserve-attempt', ref, commit, ''], on);
     if (made.code === 0) return ref;
     if (n >= 20) throw new RefusedError(`could not create an attempt ref under ${stamped}: ${made.stderr.trim()}`);
   }
@@ -113,17 +109,15 @@ function restoreToHead({ root, env }: Repo, changes: Change[]): void {
 
 /** The kept attempts, oldest first; only issue N's with `issue`. */
 export async function listAttempts(options: AttemptsOptions = {}): Promise<Attempt[]> {
-  const [cwd, env] = [options.cwd ?? process.cwd(), options.env];
-  const prefix = `${PREFIX}${options.issue === undefined || options.issue === null ? '' : `issue-${options.issue}/`}`;
+  const on = { cwd: options.cwd ?? process.cwd(), env: options.env };
+  const prefix = `${PREFIX}${options.issue == null ? '' : `issue-${options.issue}/`}`;
   const format = '--format=%(refname)%00%(objectname)%00%(creatordate:iso-strict)%00%(contents:body)%00';
-  const records = git(['for-each-ref', '--sort=creatordate', format, prefix], { cwd, env }).stdout.split('\0\n');
-  return records
-    .map((record) => record.split('\0'))
-    .filter((fields) => fields.length >= 4)
-    .map(([ref = '', commit = '', date = '', body = '']) => {
-      const issue = /^refs\/leap\/attempts\/issue-([0-9]+)\//.exec(ref)?.[1];
-      return { ref, commit, date, issue: issue === undefined ? null : Number(issue), title: body.replace(/\n$/, '') };
-    });
+  const records = git(['for-each-ref', '--sort=creatordate', format, prefix], on).stdout.split('\0\n');
+  const fields = records.map((record) => record.split('\0')).filter((f) => f.length >= 4);
+  return fields.map(([ref = '', commit = '', date = '', body = '']) => {
+    const issue = /^refs\/leap\/attempts\/issue-([0-9]+)\//.exec(ref)?.[1];
+    return { ref, commit, date, issue: issue === undefined ? null : Number(issue), title: body.replace(/\n$/, '') };
+  });
 }
 
 /** `REF<TAB>DATE<TAB>TITLE` lines, or JSON lines. */
@@ -142,10 +136,8 @@ export async function applyAttempt(name: string, options: AttemptsOptions = {}):
     if (attempt === undefined) throw new UsageError(none);
     const { commit, title, issue } = attempt;
     const on = { cwd: readRepo(cwd, env, 'index').root, env };
-    const patch = git(
-      ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', `${commit}^`, commit],
-      on,
-    ).bytes;
+    const diff = ['diff', '--binary', '--full-index', '--no-color', '--no-ext-diff', `${commit}^`, commit];
+    const patch = git(diff, on).bytes;
     const apply = (how: string[]) =>
       git(['apply', ...how, '--whitespace=nowarn'], { ...on, input: patch, allowFailure: true });
     const plain = patch.length === 0 ? null : apply([]);

@@ -2,10 +2,9 @@
 import { UsageError, checkIssue } from '@leap/core';
 import { applyAttempt, formatAttempts, listAttempts, preserveAttempt } from './attempts.js';
 import { parseCommand, type CliIo } from './cli.js';
-import { EXIT } from './errors.js';
 import { initLedger, tickIssueCriterion } from './files.js';
-import { readFileBytes } from './input.js';
-import { clearRefactor, tick } from './tick.js';
+import { EXIT, readFileBytes } from './input.js';
+import { clearRefactor, tick } from './transaction.js';
 import { usageOf } from './usage.js';
 
 const S = { type: 'string' } as const;

@@ -2,26 +2,19 @@
 import { UsageError, dispatcher, parseCli, resolveStateDir, writeFd, type Action, type CliOption } from '@leap/core';
 import { currentOrLastDone, currentStep, nextPendingRefactor, nextUnchecked } from '@leap/core/ledger';
 import { parseLedger, validateLedger, type Ledger, type LedgerProblem, type LedgerStep } from '@leap/core/ledger';
-import { EXIT } from './errors.js';
-import { LEDGER_HINT, hasPendingTransaction, readLedger, readStdin, type LedgerLocation } from './input.js';
+import { EXIT, LEDGER_HINT, hasPendingTransaction, readLedger, readStdin, type LedgerLocation } from './input.js';
 import { COMMANDS, FOOTER, usageOf } from './usage.js';
 
 /** What a command reads and writes (stdin whole, a UsageError on a terminal), from the bin or from tests. */
-export interface CliIo {
-  stdout(text: string): void;
-  stderr(text: string): void;
-  stdin(hint: string): Buffer;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-}
-
-export const processIo = (): CliIo => ({
-  stdout: (text) => writeFd(1, text),
-  stderr: (text) => writeFd(2, text),
+export const processIo = () => ({
+  stdout: (text: string) => writeFd(1, text),
+  stderr: (text: string) => writeFd(2, text),
   stdin: readStdin,
   cwd: process.cwd(),
   env: process.env,
 });
+
+export type CliIo = ReturnType<typeof processIo>;
 
 /** A command's arguments (a string option's value is data, even `-v` or `--help`), at most `max` positionals. */
 export function parseCommand<T extends Options>(argv: string[], options: T, usage: string, max: number) {
@@ -60,7 +53,6 @@ export const formatList = (steps: readonly LedgerStep[], json?: boolean): string
 export const formatProblems = (problems: readonly LedgerProblem[], json?: boolean): string =>
   problems.map((p) => (json ? `${JSON.stringify(p)}\n` : `${p.file}:${p.line}: ${p.message}\n`)).join('');
 
-// A query: list, validate, or a step query (exit 1 when it finds nothing).
 async function runQuery(command: string, argv: string[], io: CliIo): Promise<number> {
   const options = { issue: { type: 'string' }, ledger: { type: 'string' }, json: { type: 'boolean' } } as const;
   const { issue, ledger: path, json } = parseCommand(argv, options, usageOf(command), 0).values;

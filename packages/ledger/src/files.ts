@@ -19,23 +19,15 @@ export function tickCriterionText(body: string, choice: CriterionChoice, source 
     const exactly = `${criteria.length} criteria; the text must be the criterion's first line exactly`;
     if (found.length === 0) throw new UsageError(`${source}: no acceptance criterion reads ${quoted} (${exactly})`);
     const lines = `lines ${found.map((c) => c.line).join(', ')}`;
-    if (found.length > 1)
-      throw new UsageError(
-        `${source}: ${found.length} acceptance criteria read ${quoted} (${lines}); name it by number`,
-      );
+    const many = `${source}: ${found.length} acceptance criteria read ${quoted} (${lines}); name it by number`;
+    if (found.length > 1) throw new UsageError(many);
     k = (found[0] as { index: number }).index;
   }
   return { body: tickCriterion(body, k, source), criterion: k, text: criteria[k - 1]?.text ?? '' };
 }
 
 /** Options of tickIssueCriterion: `--body FILE`, or `--issue N` for the local tracker's `.tdd/issues/N.md`. */
-export interface TickCriterionOptions {
-  body?: string | null;
-  issue?: number | string | null;
-  choice: CriterionChoice;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-}
+type TickCriterionOptions = Omit<LedgerLocation, 'ledger'> & { body?: string | null; choice: CriterionChoice };
 
 export async function tickIssueCriterion(options: TickCriterionOptions) {
   const [cwd, env] = [options.cwd ?? process.cwd(), options.env ?? process.env];
@@ -44,7 +36,7 @@ export async function tickIssueCriterion(options: TickCriterionOptions) {
   const neither = 'tick-criterion: expected --body FILE, or --issue N for the local tracker file .tdd/issues/N.md';
   if (!hasBody && !hasIssue) throw new UsageError(neither);
   const stateDir = resolveStateDir(env, cwd);
-  const issue = hasIssue ? checkIssue(options.issue as number | string, '--issue') : null;
+  const issue = options.issue == null ? null : checkIssue(options.issue, '--issue');
   const file = issue === null ? resolve(cwd, options.body as string) : statePaths(stateDir).issue(issue);
   return locked(stateDir, env, () => {
     const bytes = readFileBytes(file, issue === null ? 'an issue body' : `the local tracker's issue ${issue}`);
@@ -55,13 +47,8 @@ export async function tickIssueCriterion(options: TickCriterionOptions) {
   });
 }
 
-/** `planFile` names the plan in messages: its path, or `<stdin>`. */
-export interface InitOptions extends LedgerLocation {
-  plan: Uint8Array;
-  planFile: string;
-  /** Replace an existing ledger (its progress is lost). */
-  force?: boolean;
-}
+/** `planFile` names the plan in messages: its path, or `<stdin>`; `force` replaces an existing ledger. */
+type InitOptions = LedgerLocation & { plan: Uint8Array; planFile: string; force?: boolean };
 
 /** Write a new ledger from a plan; returns its path and step count. Nothing is written on a bad plan. */
 export async function initLedger(options: InitOptions): Promise<{ ledger: string; steps: number }> {

@@ -20,7 +20,7 @@ Exit: 0 found (its title printed), 1 nothing left (nothing printed), 2 usage or 
 3 an interrupted tick could not be recovered yet (its processes still run), 5 internal error.`,
 ];
 
-const change = (name: string, summary: string, what: string, verb: string): Command => [
+const change = (name: string, summary: string, what: string): Command => [
   C,
   `--step TITLE: ${summary}`,
   `Usage: leap-ledger ${name} [N] [--issue N | --ledger FILE] --step TITLE
@@ -29,7 +29,7 @@ const change = (name: string, summary: string, what: string, verb: string): Comm
 ${what}
 The ledger is the state folder's issue-N.md (N from the argument, --issue, or VERI_ISSUE), or --ledger FILE.
   --step TITLE      the step, matched exactly (one argv element; never passed through a shell)
-  -m, --message M   the commit message (default "${verb}: TITLE")
+  -m, --message M   the commit message (default "${name === 'tick' ? 'green' : 'refactor'}: TITLE")
   --no-verify       skip the pre-commit and commit-msg hooks, as git commit --no-verify
   --allow-empty     commit even when only the ledger line changes
   --json            print {"action","commit","title","ledger"} instead of the commit
@@ -96,13 +96,8 @@ export const COMMANDS: Record<string, Command> = {
   'next-unchecked': query('next-unchecked', 'the first unchecked step'),
   'next-pending-refactor': query('next-pending-refactor', 'the first refactor-pending step'),
   validate: [Q, 'every problem of a ledger, with its line', VALIDATE],
-  tick: change('tick', 'done + refactor-pending, in ONE commit with the staged work', TICK, 'green'),
-  'clear-refactor-pending': change(
-    'clear-refactor-pending',
-    'marker off, in ONE commit with the refactor',
-    CLEAR,
-    'refactor',
-  ),
+  tick: change('tick', 'done + refactor-pending, in ONE commit with the staged work', TICK),
+  'clear-refactor-pending': change('clear-refactor-pending', 'marker off, in ONE commit with the refactor', CLEAR),
   'tick-criterion': [C, 'K: tick acceptance criterion K of an issue body', CRITERION],
   'preserve-attempt': [C, '--step TITLE: keep the uncommitted work under refs/leap/attempts/, restore HEAD', PRESERVE],
   attempts: [C, 'list | apply REF: the kept attempts', ATTEMPTS],

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, write
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir } from '@leap/test-utils';
-import { clearRefactor, tick } from '../src/tick.js';
+import { clearRefactor, tick } from '../src/transaction.js';
 import {
   cleanEnv,
   conflictOn,

@@ -8,7 +8,8 @@ import type { LedgerStep, StepLine, StepState } from './step-line.js';
 export type Ledger = { file: string; text: string; steps: LedgerStep[]; stepsLine: number };
 
 export type LedgerProblem = { file: string; line: number; message: string };
-type Scan = { steps: LedgerStep[]; starts: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
+// spans: each step line's start and end offsets, flat.
+type Scan = { steps: LedgerStep[]; spans: number[]; problems: Array<Omit<LedgerProblem, 'file'>>; stepsLine: number };
 const UNCLOSED = 'a code fence or HTML comment opened here is never closed, so it hides';
 const HIDES_ALL = 'the rest of the file, "## Steps" included';
 const HIDES_REST = 'every line after it (none of them can be a step)';
@@ -16,7 +17,7 @@ const NO_STEPS = 'no "## Steps" heading: a ledger lists its steps under a level-
 
 // Every step and every problem, in line order: parse, validate and the editors share it, so they cannot disagree.
 function scan(text: string): Scan {
-  const s: Scan = { steps: [], starts: [], problems: [], stepsLine: 0 };
+  const s: Scan = { steps: [], spans: [], problems: [], stepsLine: 0 };
   const problem = (line: number, message: string) => s.problems.push({ line, message });
   let [inSection, sectionEnd] = [false, 0];
   const unclosed = walkMarkdown(text, (start, end, n, level, heading) => {
@@ -31,19 +32,17 @@ function scan(text: string): Scan {
       else if (read !== null) {
         const { title, state, criterion } = read;
         s.steps.push('box' in read ? { title, state, line: n, criterion } : read);
-        s.starts.push(start);
+        s.spans.push(start, end);
       }
     }
   });
   const hides = `${UNCLOSED} ${s.stepsLine ? HIDES_REST : HIDES_ALL}`;
   if (unclosed !== 0 && (sectionEnd === 0 || unclosed < sectionEnd)) problem(unclosed, hides);
   else if (s.stepsLine === 0) problem(1, NO_STEPS);
-  if (new Set(s.steps.map((step) => step.title)).size < s.steps.length) {
-    const seen = new Map<string, number>();
-    for (const { title, line } of s.steps) {
-      if (seen.has(title)) problem(line, `duplicate title ${showTitle(title)} (first at line ${seen.get(title)})`);
-      else seen.set(title, line);
-    }
+  const seen = new Map<string, number>();
+  for (const { title, line } of s.steps) {
+    if (seen.has(title)) problem(line, `duplicate title ${showTitle(title)} (first at line ${seen.get(title)})`);
+    else seen.set(title, line);
   }
   s.problems.sort((a, b) => a.line - b.line);
   return s;
@@ -91,38 +90,29 @@ function stepIndex({ file, steps }: Pick<Ledger, 'file' | 'steps'>, title: strin
   throw new UsageError(`${file}: no step titled ${showTitle(title)} (titles match exactly; ${hint})`);
 }
 
-type Edit = [from: StepState, verb: string, edit: (line: string, read: StepLine) => string];
-const TICK: Edit = [
-  'todo',
-  'tick',
-  (l, r) => `${l.slice(0, r.box)}x${l.slice(r.box + 1, r.end)}${MARKER}${l.slice(r.end)}`,
-];
-const SET: Edit = ['done', 'mark refactor-pending', (l, r) => l.slice(0, r.end) + MARKER + l.slice(r.end)];
-const CLEAR: Edit = ['refactor-pending', 'clear refactor-pending on', (l, r) => l.slice(0, r.cut) + l.slice(r.cutEnd)];
+const mark = (l: string, r: StepLine): string => l.slice(0, r.end) + MARKER + l.slice(r.end);
+const unmark = (l: string, r: StepLine): string => l.slice(0, r.cut) + l.slice(r.cutEnd);
 
 /** Mark a todo step done and refactor-pending (`- [ ] T` -> `- [x] T <!-- refactor-pending -->`). */
-export const tickStep = (text: string, title: string, file = '<stdin>'): string => editLine(text, title, file, TICK);
+export const tickStep = editor('todo', 'tick', (l, r) => mark(`${l.slice(0, r.box)}x${l.slice(r.box + 1)}`, r));
 
-export const setRefactorPending = (text: string, title: string, file = '<stdin>'): string =>
-  editLine(text, title, file, SET);
+export const setRefactorPending = editor('done', 'mark refactor-pending', mark);
 
 /** Remove the refactor-pending marker and the blanks before it: refactor-pending -> done. */
-export const clearRefactorPending = (text: string, title: string, file = '<stdin>'): string =>
-  editLine(text, title, file, CLEAR);
+export const clearRefactorPending = editor('refactor-pending', 'clear refactor-pending on', unmark);
 
 // Rewrite the line of the step titled `title`, in state `from`; its ending and every other byte stay.
-function editLine(text: string, title: string, file: string, [from, verb, edit]: Edit): string {
-  const { steps, starts } = scanValid(text, file);
-  const i = stepIndex({ file, steps }, title);
-  const step = steps[i] as LedgerStep;
-  if (step.state !== from) {
-    const found = `expected a ${from} step, found a ${step.state} one`;
-    throw new UsageError(`${file}:${step.line}: cannot ${verb} step ${showTitle(title)}: ${found}`);
-  }
-  const start = starts[i] as number;
-  let end = text.indexOf('\n', start);
-  if (end === -1) end = text.length;
-  if (text[end - 1] === '\r') end--;
-  const line = text.slice(start, end);
-  return text.slice(0, start) + edit(line, readStepLine(line) as StepLine) + text.slice(end);
+function editor(from: StepState, verb: string, edit: (line: string, read: StepLine) => string) {
+  return (text: string, title: string, file = '<stdin>'): string => {
+    const { steps, spans } = scanValid(text, file);
+    const i = stepIndex({ file, steps }, title);
+    const step = steps[i] as LedgerStep;
+    if (step.state !== from) {
+      const found = `expected a ${from} step, found a ${step.state} one`;
+      throw new UsageError(`${file}:${step.line}: cannot ${verb} step ${showTitle(title)}: ${found}`);
+    }
+    const [start, end] = [spans[2 * i] as number, spans[2 * i + 1] as number];
+    const line = text.slice(start, end);
+    return text.slice(0, start) + edit(line, readStepLine(line) as StepLine) + text.slice(end);
+  };
 }

@@ -13,12 +13,8 @@ const mayOpen = (c: number): boolean => c === 32 || c === 35 || c === 96 || c ==
 /** A space or a tab: the only whitespace Markdown structure cares about (other Unicode spaces are data). */
 export const isBlank = (char: string | undefined): boolean => char === ' ' || char === '\t';
 
-export function trimBlanks(value: string): string {
-  let [a, b] = [0, value.length];
-  while (a < b && isBlank(value[a])) a++;
-  while (b > a && isBlank(value[b - 1])) b--;
-  return value.slice(a, b);
-}
+const EDGE_BLANKS = /^[ \t]+|[ \t]+$/g;
+export const trimBlanks = (value: string): string => value.replace(EDGE_BLANKS, '');
 
 const BREAK = /^(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
 /** `---`, `* * *`, `___`: three or more of one of these characters, blanks between. */
@@ -30,8 +26,7 @@ const headingText = (raw: string): string => trimBlanks(trimBlanks(raw).replace(
 /** Visit lines outside fences and comment blocks (BOM skipped, \r\n too); returns an unclosed block's line, else 0. */
 export function walkMarkdown(text: string, visit: LineVisitor): number {
   let start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let open = ''; // the fence's opening run, or `<!--` inside a comment block
-  let openedAt = 0;
+  let [open, openedAt] = ['', 0]; // the fence's opening run, or `<!--` inside a comment block, and its line
   for (let n = 1; start <= text.length; n++) {
     const newline = text.indexOf('\n', start);
     const next = newline === -1 ? text.length + 1 : newline + 1;

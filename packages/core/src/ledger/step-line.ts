@@ -1,20 +1,10 @@
 // A `## Steps` line (CONTRACT section 6): a near-miss marker comment is malformed, any other comment is title text.
-import { isBlank, isThematicBreak } from './markdown.js';
+import { isBlank, isThematicBreak, trimBlanks } from './markdown.js';
 
 export type StepState = 'todo' | 'refactor-pending' | 'done';
 
-/** A step line read; offsets are into the line. */
-export interface StepLine {
-  title: string;
-  state: StepState;
-  criterion: number | null;
-  /** The state character inside `[ ]`, and the end of the title and its markers (where a new marker goes). */
-  box: number;
-  end: number;
-  /** The refactor-pending marker and the blanks before it, [cut, cutEnd); cut is -1 without one. */
-  cut: number;
-  cutEnd: number;
-}
+/** Offsets: the state character, where a new marker goes, [cut, cutEnd) the refactor-pending one (cut -1: none). */
+export type StepLine = Omit<LedgerStep, 'line'> & { box: number; end: number; cut: number; cutEnd: number };
 
 /** Quote a title for a message, cut short (never inside a surrogate pair) when long. */
 export function showTitle(title: string): string {
@@ -124,11 +114,8 @@ function peelMarkers(line: string, t: number, e: number, step: StepLine): number
 
 // The comment line[open, e): 0 for refactor-pending, K for a criterion, a message for a near miss, else null.
 function readMarker(line: string, open: number, e: number): number | string | null {
-  let [a, b] = [open + 4, e - 3];
-  while (a < b && isBlank(line[a])) a++;
-  while (b > a && isBlank(line[b - 1])) b--;
-  if (line.indexOf('-->', a) < b) return null;
-  const body = line.slice(a, b).toLowerCase();
+  const body = trimBlanks(line.slice(open + 4, e - 3)).toLowerCase();
+  if (body.includes('-->')) return null;
   const found = JSON.stringify(line.slice(open, e));
   if (body.startsWith('refactor'))
     return body === 'refactor-pending' ? 0 : `malformed marker: expected "<!-- refactor-pending -->", found ${found}`;
