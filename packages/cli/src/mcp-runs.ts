@@ -25,7 +25,8 @@ export type BinRun = { code: number | null; stdout: string; stderr: string };
 export function runLeap(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<BinRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [leapBin(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const [out, err]: Buffer[][] = [[], []];
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
     const timer = setTimeout(() => child.kill('SIGKILL'), TOOL_TIMEOUT_MS);
