@@ -29,6 +29,7 @@ export * from './iso-time.js';
 export * from './ledger/index.js';
 export * from './events/append-event.js';
 export * from './events/usage-log.js';
+export * from './events/read-events.js';
 export type * from './events/event-schema.js';
 export type * from './plugins.js';
 export * from './token-prices.js';

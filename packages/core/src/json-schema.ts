@@ -10,6 +10,18 @@ export function toPublishedSchema(schema: z.ZodType, id: string, title: string):
   return { $id: id, title, ...z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) };
 }
 
+type Node = { [key: string]: unknown };
+/** `anyOf: [S, {type: null}]` as S of `type: [T, 'null']`: the same check, without ajv's code for a failed branch. */
+export function collapseNullable<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(collapseNullable) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const { anyOf, ...rest } = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, collapseNullable(v)])) as Node;
+  const [some, none] = (Array.isArray(anyOf) && anyOf.length === 2 ? anyOf : []) as Node[];
+  const plain = typeof some?.type === 'string' && !('enum' in some) && !('const' in some);
+  if (plain && JSON.stringify(none) === '{"type":"null"}') return { ...rest, ...some, type: [some.type, 'null'] } as T;
+  return (anyOf === undefined ? rest : { ...rest, anyOf }) as T;
+}
+
 export function coreJsonSchemas(): Record<string, Record<string, unknown>> {
   return {
     'events.schema.json': toPublishedSchema(eventSchema, 'https://leap.dev/schemas/events.schema.json', 'LEAP event'),

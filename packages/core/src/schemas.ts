@@ -1,7 +1,13 @@
 // `@leap/core/schemas`: zod, the event reader and ajv, apart so hot commands never load them.
 export { eventSchema } from './events/event-schema.js';
 export { type EventRecord, readEvents } from './events/read-events.js';
-export { renderSchemaFile, toPublishedSchema, writeGenerated, writeSchemaFiles } from './json-schema.js';
+export {
+  collapseNullable,
+  renderSchemaFile,
+  toPublishedSchema,
+  writeGenerated,
+  writeSchemaFiles,
+} from './json-schema.js';
 export { compileJsonSchema } from './validate-json.js';
 export { renderValidatorModule } from './validator-module.js';
 export { PROJECT_CONFIG_FILE, type ProjectConfig, projectConfigJsonSchema } from './project-config.js';

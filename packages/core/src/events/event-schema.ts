@@ -277,4 +277,3 @@ export type LeapEvent = z.infer<typeof eventSchema>;
 export type EventKind = LeapEvent['event'];
 export type EventOf<K extends EventKind> = Extract<LeapEvent, { event: K }>;
 export type ExitStatus = z.infer<typeof exitEventSchema>['status'];
-export const EVENT_KINDS = eventSchema.options.map((o) => o.shape.event.value) as EventKind[];

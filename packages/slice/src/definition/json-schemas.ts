@@ -1,6 +1,6 @@
 // The slice JSON Schema and its ajv validators (slice-validators.generated.ts): build time only, never at run time.
 import { z } from 'zod';
-import { renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
+import { collapseNullable, renderValidatorModule, toPublishedSchema } from '@leap/core/schemas';
 import { ballSchema, sliceSchema } from './slice-schema.js';
 
 const BASE = 'https://leap.dev/schemas';
@@ -8,22 +8,8 @@ const BASE = 'https://leap.dev/schemas';
 // The schema as two validators, the slice's fields and its balls: together they check what it checks (drift test).
 const sliceShell = sliceSchema.extend({ balls: z.array(z.unknown()).min(1) });
 
-/** `type: ["string", "null"]` for zod's nullable anyOf, whose failed branch ajv builds an error for on every value. */
-function collapseNullableStrings(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(collapseNullableStrings);
-  if (node === null || typeof node !== 'object') return node;
-  const { anyOf, ...rest } = node as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(rest)) out[key] = collapseNullableStrings(value);
-  if (anyOf === undefined) return out;
-  const [first, second, ...more] = anyOf as Record<string, unknown>[];
-  if (first?.type !== 'string' || JSON.stringify(second) !== '{"type":"null"}' || more.length > 0)
-    return { ...out, anyOf: collapseNullableStrings(anyOf) };
-  return { ...out, ...(collapseNullableStrings(first) as Record<string, unknown>), type: ['string', 'null'] };
-}
-
 function publish(schema: z.ZodType, id: string, title: string): Record<string, unknown> {
-  return collapseNullableStrings(toPublishedSchema(schema, id, title)) as Record<string, unknown>;
+  return collapseNullable(toPublishedSchema(schema, id, title));
 }
 
 export function sliceJsonSchemas(): Record<string, Record<string, unknown>> {
