@@ -1,25 +1,10 @@
-// The fold's field readers and needs, and leaf runs: each launch paired with its exit, and its usage.
-import { usageOf, type UsageEntry } from '@leap/core';
-import type { LogProblem, LogRecord } from './read-log.js';
+// The fold's field readers, and leaf runs: each launch paired with its exit, and its usage.
+import { type EventOf, usageOf, type UsageEntry } from '@leap/core';
+import type { LogRecord } from './read-log.js';
 
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
 export const isString = (v: unknown): v is string => typeof v === 'string';
-export const named = (v: unknown): boolean => typeof v === 'string' && v !== '';
-
-export type Need = [field: string, expected: string, ok: (v: unknown) => boolean];
-
-/** Whether the event lacks a field of `needs`: the first it lacks is a problem of its line, added to `problems`. */
-export function lacks(problems: LogProblem[], r: LogRecord, needs: readonly Need[]): boolean {
-  const miss = needs.find(([field, , ok]) => !ok(r.event[field]));
-  if (miss === undefined) return false;
-  const [field, expected] = miss;
-  const expectation = `${r.event.event} event: expected ${JSON.stringify(field)} to be ${expected}, `;
-  problems.push({ line: r.line, message: `${expectation}got ${JSON.stringify(r.event[field] ?? null)}; skipped` });
-  return true;
-}
-
 export type Usage = UsageEntry & { line: number; at: number };
 
 /** One leaf from launch to exit; `status` is the exit's, or `running` while no exit is recorded. */
@@ -66,26 +51,21 @@ export class LeafFold {
     private readonly usages: Usage[],
   ) {}
 
-  launch(r: LogRecord, leaf: string): void {
-    const run = this.newRun(r, leaf, r.at);
+  launch(r: LogRecord, e: EventOf<'launch'>): void {
+    const run = this.newRun(r.line, e, r.at);
     if (run.run !== null) this.byRun.set(run.run, run);
-    pushTo(this.open, leaf, run);
+    pushTo(this.open, e.leaf, run);
   }
 
-  exit(r: LogRecord, leaf: string): void {
-    const e = r.event;
-    const runId = str(e.run);
-    const stack = this.open.get(leaf) ?? [];
+  exit(r: LogRecord, e: EventOf<'exit'>): void {
+    const runId = e.run ?? null;
+    const stack = this.open.get(e.leaf) ?? [];
     let run = runId === null ? undefined : this.byRun.get(runId);
     if (run?.status !== 'running') run = runId === null ? stack.at(-1) : undefined;
-    const duration = count(e.duration_ms);
-    run ??= this.newRun(r, leaf, r.at - (duration ?? 0));
+    run ??= this.newRun(r.line, e, r.at - e.duration_ms);
     const at = stack.indexOf(run);
     if (at >= 0) stack.splice(at, 1);
-    run.exitedAt = r.at;
-    run.durationMs = duration ?? Math.max(0, r.at - run.launchedAt);
-    run.status = str(e.status) ?? 'exited';
-    run.code = num(e.code);
+    Object.assign(run, { exitedAt: r.at, durationMs: e.duration_ms, status: e.status, code: e.code });
   }
 
   usage(r: LogRecord): void {
@@ -107,23 +87,22 @@ export class LeafFold {
   }
 
   /** A run from its launch, or from an exit without one (a supervisor refusing to start: a stop request, bad input). */
-  private newRun(r: LogRecord, leaf: string, launchedAt: number): LeafRun {
-    const e = r.event;
-    const l: Record<string, unknown> = e.event === 'launch' ? e : {};
+  private newRun(line: number, e: EventOf<'launch' | 'exit'>, launchedAt: number): LeafRun {
+    const l = e.event === 'launch' ? e : undefined;
     const run: LeafRun = {
-      leaf,
-      run: str(e.run),
-      issue: num(e.issue),
-      step: str(e.step),
-      actor: str(l.actor),
-      phase: str(l.phase),
-      attempt: num(l.attempt),
+      leaf: e.leaf,
+      run: e.run ?? null,
+      issue: e.issue,
+      step: e.step,
+      actor: l?.actor ?? null,
+      phase: l?.phase ?? null,
+      attempt: l?.attempt ?? null,
       slice: str(e.slice),
-      ball: str(e.ball) ?? ballOfLeafName(leaf),
-      pid: num(l.pid),
-      timeoutMs: count(l.timeout_ms),
-      sandbox: str(e.sandbox),
-      line: r.line,
+      ball: str(e.ball) ?? ballOfLeafName(e.leaf),
+      pid: l?.pid ?? null,
+      timeoutMs: l?.timeout_ms ?? null,
+      sandbox: e.sandbox ?? null,
+      line,
       launchedAt,
       exitedAt: null,
       durationMs: null,
@@ -132,7 +111,7 @@ export class LeafFold {
       usage: null,
     };
     this.leaves.push(run);
-    pushTo(this.named, leaf, run);
+    pushTo(this.named, e.leaf, run);
     return run;
   }
 }

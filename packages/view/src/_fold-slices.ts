@@ -1,22 +1,8 @@
 // A slice's balls folded from the engine's events (CONTRACT section 7).
-import { getOr, isString, type Need, named, num, str } from './_fold-leaves.js';
-import type { LogRecord } from './read-log.js';
+import type { EventOf } from '@leap/core';
+import { getOr, isString } from './_fold-leaves.js';
 
 export const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
-const SLICE_BALL: Need[] = [
-  ['slice', 'a slice id', named],
-  ['ball', 'a ball id', named],
-];
-const VALUE: Need = ['value', '-1, 0 or 1', (v) => receiptOf(v) !== null];
-export const SLICE_NEEDS: Array<[string, Need[]]> = [
-  ['ball', SLICE_BALL],
-  ['round', [...SLICE_BALL, ['round', 'a round number', (v) => num(v) !== null]]],
-  ['receipt', [...SLICE_BALL, VALUE]],
-  ['review', [VALUE]],
-  ['merge', SLICE_BALL],
-];
-/** A review naming its slice and its ball is of that ball: it needs both. */
-export const BALL_REVIEW_NEEDS: Need[] = [VALUE, ...SLICE_BALL];
 
 export type RoundAnswer = { hypothesis: string; move: string };
 /** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
@@ -74,25 +60,23 @@ export class SliceFold {
 
   constructor(private readonly slices: SliceRun[]) {}
 
-  add({ event: e, at }: LogRecord): void {
-    const ball = e.event === 'review' ? null : this.ball(e.slice as string, e.ball as string, at);
-    if (ball === null) this.review(e, at);
-    else if (e.event === 'ball') {
-      ball.state = str(e.state) ?? ball.state;
-      ball.wave = num(e.wave) ?? ball.wave;
+  add(e: EventOf<'ball' | 'round' | 'receipt' | 'review' | 'merge'>, at: number): void {
+    if (e.event === 'review') return this.review(e, at);
+    const ball = this.ball(e.slice, e.ball, at);
+    if (e.event === 'ball') {
+      ball.state = e.state;
+      ball.wave = e.wave ?? ball.wave;
       // The engine says a ball's end on its ball event too (a hold, a block): a receipt event, if any, says more.
-      const value = receiptOf(e.receipt);
-      if (value !== null && ball.receipt === null)
-        ball.receipt = { value, candidate: null, evidence: str(e.reason) ?? '', at };
+      if (e.receipt !== undefined && ball.receipt === null)
+        ball.receipt = { value: e.receipt, candidate: null, evidence: e.reason ?? '', at };
       if (Array.isArray(e.deps)) ball.deps = e.deps.filter(isString);
     } else if (e.event === 'round') {
-      const receipt = receiptOf(e.receipt);
       const known = ball.rounds.find((x) => x.round === e.round);
-      if (known === undefined) ball.rounds.push({ round: e.round as number, receipt, at });
-      else Object.assign(known, { receipt: receipt ?? known.receipt, at });
+      if (known === undefined) ball.rounds.push({ round: e.round, receipt: e.receipt ?? null, at });
+      else Object.assign(known, { receipt: e.receipt ?? known.receipt, at });
     } else if (e.event === 'receipt') {
-      ball.receipt = { value: e.value as number, candidate: str(e.candidate), evidence: str(e.evidence) ?? '', at };
-    } else ball.merged = { commit: str(e.commit) ?? '', candidate: str(e.candidate) ?? '', at };
+      ball.receipt = { value: e.value, candidate: e.candidate, evidence: e.evidence, at };
+    } else ball.merged = { commit: e.commit, candidate: e.candidate, at };
   }
 
   /** Place reviews written before their ball's receipt; give a LEAP leaf (`items`) the one slice holding its ball. */
@@ -104,13 +88,11 @@ export class SliceFold {
     }
   }
 
-  private review(e: LogRecord['event'], at: number): void {
-    const candidate = str(e.candidate) ?? '';
-    const [reviewer, family, verdict] = [str(e.reviewer), str(e.family), str(e.verdict) ?? '?'];
-    const review: Review = { reviewer, family, verdict, value: e.value as number, candidate, at };
-    const sliceId = str(e.slice);
-    if (sliceId !== null && isString(e.ball)) this.ball(sliceId, e.ball, at).reviews.push(review);
-    else if (sliceId !== null) this.slice(sliceId, at).aggregate.push(review);
+  private review(e: EventOf<'review'>, at: number): void {
+    const { candidate, reviewer, family, verdict, value } = e;
+    const review: Review = { reviewer, family, verdict, value, candidate, at };
+    if (e.slice !== undefined && e.ball !== undefined) this.ball(e.slice, e.ball, at).reviews.push(review);
+    else if (e.slice !== undefined) this.slice(e.slice, at).aggregate.push(review);
     else (this.ownerOf(candidate)?.reviews ?? this.pending).push(review);
   }
 

@@ -1,6 +1,7 @@
-// The log folded into a RunModel: an event lacking a field the view needs is a problem of its line; unknown kinds stay.
-import { isString, type LeafRun, LeafFold, lacks, type Need, named, num, str, type Usage } from './_fold-leaves.js';
-import { BALL_REVIEW_NEEDS, SLICE_NEEDS, type SliceRun, SliceFold } from './_fold-slices.js';
+// The log folded into a RunModel: events of kinds core does not know are kept as `unknown`.
+import { EVENT_KINDS, type LeapEvent } from '@leap/core';
+import { type LeafRun, LeafFold, str, type Usage } from './_fold-leaves.js';
+import { type SliceRun, SliceFold } from './_fold-slices.js';
 import type { LogProblem, LogRecord } from './read-log.js';
 
 export { ballOfLeafName, type LeafRun, type Usage } from './_fold-leaves.js';
@@ -49,22 +50,7 @@ export interface RunModel {
   lastAt: number | null;
 }
 
-const text = (field: string, expected: string): Need => [field, expected, isString];
-const LEAF: Need = ['leaf', 'a leaf name', named];
-/** The kinds the view knows, and the fields it needs of each: an event without one is a problem, skipped. */
-const NEEDS = new Map<string, Need[]>([
-  ['launch', [LEAF]],
-  ['exit', [LEAF]],
-  ['usage', [LEAF]],
-  ['verdict', [text('phase', 'a phase'), text('verdict', 'PASS, REJECT, ERROR or flaky')]],
-  ['tick', [text('action', 'a ledger action')]],
-  ['bail', [text('cause', 'a cause')]],
-  ['fallover', [text('leaf', 'a leaf name'), text('agent', 'an agent name')]],
-  ['stop', [text('action', 'requested, cleared or honoured')]],
-  ['mark', []],
-  ['suite', []],
-  ...SLICE_NEEDS,
-]);
+const KNOWN = new Set<string>(EVENT_KINDS);
 
 export function foldRun(records: readonly LogRecord[], problems: readonly LogProblem[] = []): RunModel {
   const folder = createFolder();
@@ -74,7 +60,7 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
 
 type Fold = { model: RunModel; leaves: LeafFold; slices: SliceFold };
 
-/** A fold fed one record at a time; `finish` (once, after the last record) puts the reader's `problems` first. */
+/** A fold fed one record at a time; `finish` (once, after the last record) takes the reader's `problems`. */
 export function createFolder(): { add(r: LogRecord): void; finish(problems?: readonly LogProblem[]): RunModel } {
   const model: RunModel = {
     leaves: [],
@@ -96,7 +82,7 @@ export function createFolder(): { add(r: LogRecord): void; finish(problems?: rea
   return {
     add: (r) => add(fold, r),
     finish: (problems = []) => {
-      model.problems = [...problems, ...model.problems];
+      model.problems = [...problems];
       fold.slices.finish([...model.leaves, ...model.usage]);
       return model;
     },
@@ -105,65 +91,63 @@ export function createFolder(): { add(r: LogRecord): void; finish(problems?: rea
 
 function add(fold: Fold, r: LogRecord): void {
   const { model: m } = fold;
-  const e = r.event;
   m.firstAt = m.firstAt === null ? r.at : Math.min(m.firstAt, r.at);
   m.lastAt = m.lastAt === null ? r.at : Math.max(m.lastAt, r.at);
-  const needs = e.event === 'review' && isString(e.slice) && isString(e.ball) ? BALL_REVIEW_NEEDS : NEEDS.get(e.event);
-  if (needs === undefined) m.unknown.push({ line: r.line, at: r.at, event: e.event });
-  if (needs === undefined || lacks(m.problems, r, needs)) return;
+  if (!KNOWN.has(r.event.event)) return void m.unknown.push({ line: r.line, at: r.at, event: r.event.event });
+  const e = r.event as unknown as LeapEvent; // core's reader checked it
   const { line, at } = r;
-  const issue = num(e.issue);
-  const where = { line, at, issue, step: str(e.step) };
+  const { issue, step } = e;
+  const where = { line, at, issue, step };
   switch (e.event) {
     case 'launch':
+      fold.leaves.launch(r, e);
+      break;
     case 'exit':
-      fold.leaves[e.event](r, e.leaf as string);
+      fold.leaves.exit(r, e);
       break;
     case 'usage':
       fold.leaves.usage(r);
       break;
-    case 'verdict':
-      m.verdicts.push({
-        ...where,
-        phase: e.phase as string,
-        verdict: e.verdict as string,
-        reason: str(e.reason) ?? '',
-        agent: str(e.agent),
-        tests: (Array.isArray(e.tests) ? e.tests : [e.test]).filter(isString),
-      });
-      break;
-    case 'tick':
-      m.ticks.push({ line, at, issue, action: e.action as string, title: str(e.title), criterion: num(e.criterion) });
-      break;
-    case 'bail': {
-      const detail = str(e.message) ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
-      m.bails.push({ ...where, cause: e.cause as string, class: str(e.class) ?? '?', detail });
+    case 'verdict': {
+      const { phase, verdict, reason } = e;
+      const tests = e.tests ?? (e.test === undefined ? [] : [e.test]);
+      m.verdicts.push({ ...where, phase, verdict, reason, agent: e.agent ?? null, tests });
       break;
     }
-    case 'fallover':
+    case 'tick':
+      m.ticks.push({ line, at, issue, action: e.action, title: e.title, criterion: e.criterion ?? null });
+      break;
+    case 'bail': {
+      const detail = e.message ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
+      m.bails.push({ ...where, cause: e.cause, class: e.class, detail });
+      break;
+    }
+    case 'fallover': {
+      const { leaf, role, agent, cause, message, next } = e;
       m.fallovers.push({
         ...where,
-        slice: str(e.slice),
-        ball: str(e.ball),
-        leaf: e.leaf as string,
-        role: str(e.role) ?? '?',
-        agent: e.agent as string,
-        cause: str(e.cause) ?? '?',
-        message: str(e.message) ?? '',
-        next: str(e.next),
+        slice: e.slice ?? null,
+        ball: e.ball ?? null,
+        leaf,
+        role,
+        agent,
+        cause,
+        message,
+        next,
       });
       break;
+    }
     case 'stop':
-      m.stops.push({ ...where, mode: str(e.mode), action: e.action as string, leaf: str(e.leaf) });
+      m.stops.push({ ...where, mode: e.mode, action: e.action, leaf: e.leaf ?? null });
       break;
     case 'mark':
-      m.marks.push({ line, at, issue, name: str(e.name) ?? '', anchor: str(e.anchor) });
+      m.marks.push({ line, at, issue, name: e.name, anchor: e.anchor });
       break;
     case 'suite':
       m.suiteRuns += 1;
       break;
     default:
-      fold.slices.add(r);
+      fold.slices.add(e, at);
   }
 }
 

@@ -1,9 +1,10 @@
-// Without zod (CONTRACT section 5): a bad line is a problem with its number; a torn last line is only noted.
+// Each line checked by core's event reader: a bad line is a problem with its number; a torn last line is only noted.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { parseEventLine } from '@leap/core';
 
 const CHUNK_BYTES = 64 * 1024;
 
-/** An event (`ts` and `event` checked, every other field as written), its 1-based line, its time in epoch ms. */
+/** A valid event, or one of a kind core does not know (its `ts` checked); its 1-based line; its time in epoch ms. */
 export type LogRecord = { line: number; at: number; event: { [field: string]: unknown; ts: string; event: string } };
 export type LogProblem = { line: number; message: string };
 
@@ -19,22 +20,13 @@ export interface LogSnapshot {
 
 export function parseLogLine(raw: string, line: number): LogRecord | LogProblem | null {
   if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(raw);
-  } catch {
-    const got = JSON.stringify(raw.slice(0, 60));
-    return { line, message: `expected one JSON event, got ${got}${raw.length > 60 ? '...' : ''}; skipped` };
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json))
-    return { line, message: `expected a JSON object, got ${JSON.stringify(raw.slice(0, 60))}; skipped` };
-  const event = json as Record<string, unknown>;
-  if (typeof event.event !== 'string' || event.event === '')
-    return { line, message: 'expected a string field "event", found none; skipped' };
+  const parsed = parseEventLine(raw);
+  if ('problem' in parsed) return { line, message: `${parsed.problem}; skipped` };
+  const event = ('event' in parsed ? parsed.event : parsed.other) as LogRecord['event'];
   const at = typeof event.ts === 'string' ? Date.parse(event.ts) : Number.NaN;
   if (Number.isNaN(at))
     return { line, message: `expected "ts" to be an ISO 8601 time, got ${JSON.stringify(event.ts ?? null)}; skipped` };
-  return { line, at, event: event as LogRecord['event'] };
+  return { line, at, event };
 }
 
 export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ballOfLeafName, foldRun } from '../src/fold-run.js';
 import { parseLogText } from '../src/read-log.js';
-import { fixture } from './helpers.js';
+import { eventLine, fixture } from './helpers.js';
 
 const fold = (name: string) => {
   const log = parseLogText(fixture(name));
@@ -142,9 +142,9 @@ odd('kinds the view does not know are kept with their lines; events missing a fi
   const bad = fold('malformed.jsonl');
   assert.equal(
     bad.problems.map((p) => p.line),
-    [2, 3, 4, 5, 10, 6],
+    [2, 3, 4, 5, 6, 10],
   );
-  assert.match(bad.problems[5]?.message ?? '', /^launch event: expected "leaf" to be a leaf name, got null; skipped$/);
+  assert.match(bad.problems[4]?.message ?? '', /^launch event: expected a field "leaf", found none; skipped$/);
   assert.equal(
     bad.unknown.map((u) => u.event),
     ['frobnicate'],
@@ -162,35 +162,28 @@ odd('a suite event (the toolchain running the tests) is a kind the view knows: c
 odd(
   'an exit without launch, a leaf never exited, a launch without run id paired by name, a second usage of one leaf',
   () => {
-    const ev = (line: number, at: number, event: Record<string, unknown>) => ({
-      line,
-      at,
-      event: { ts: new Date(at).toISOString(), ...event } as never,
-    });
-    const m = foldRun([
-      ev(1, 1000, { event: 'exit', leaf: 'develop-red', code: 3, status: 'refused-stop', duration_ms: 0 }),
-      ev(2, 2000, { event: 'launch', leaf: 'plan', phase: 'plan', pid: 5 }),
-      ev(3, 2500, { event: 'launch', leaf: 'develop-red', issue: 2, pid: 6 }),
-      ev(4, 3000, { event: 'exit', leaf: 'develop-red', code: 0, status: 'exited' }),
-      ev(5, 3100, {
-        event: 'usage',
-        leaf: 'develop-red',
-        issue: 2,
-        input_tokens: 10,
-        output_tokens: -1,
-        cost_usd: 'lots',
-      }),
-      ev(6, 3200, { event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 5 }),
-      ev(7, 3300, { event: 'usage', leaf: 'nobody' }),
-      ev(8, 3400, { event: 'verdict', phase: 'red' }),
-      ev(9, 3500, { event: 'receipt', slice: 's', ball: 'b', value: 2 }),
-      ev(10, 3600, { event: 'round', slice: 's' }),
-      ev(11, 3700, { event: 'bail', cause: 'needs-user', class: 'process', reason: 'which test command?' }),
-      ev(12, 3800, { event: 'stop', mode: 'at-leaf', action: 'requested' }),
-      ev(13, 3900, { event: 'review', candidate: 'zz', value: 0, verdict: 'none' }),
-      ev(14, 4000, { event: 'mark', name: 'm' }),
-      ev(15, 4100, { event: 'tick' }),
-    ]);
+    const at = (ms: number) => new Date(ms).toISOString();
+    const log = parseLogText(
+      [
+        eventLine({ ts: at(1000), event: 'exit', leaf: 'develop-red', code: 3, status: 'refused-stop' }),
+        eventLine({ ts: at(2000), event: 'launch', leaf: 'plan', phase: 'plan', pid: 5 }),
+        eventLine({ ts: at(2500), event: 'launch', leaf: 'develop-red', issue: 2, pid: 6 }),
+        eventLine({ ts: at(3000), event: 'exit', leaf: 'develop-red', duration_ms: 500 }),
+        eventLine({ ts: at(3100), event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 10 }),
+        eventLine({ ts: at(3200), event: 'usage', leaf: 'develop-red', issue: 2, input_tokens: 5 }),
+        eventLine({ ts: at(3300), event: 'usage', leaf: 'nobody' }),
+        eventLine({ ts: at(3400), event: 'verdict', phase: 7 }),
+        eventLine({ ts: at(3500), event: 'receipt', slice: 's', ball: 'b', value: 2 }),
+        eventLine({ ts: at(3600), event: 'round', slice: 's' }),
+        eventLine({ ts: at(3700), event: 'bail', cause: 'needs-user', reason: 'which test command?' }),
+        eventLine({ ts: at(3800), event: 'stop', mode: 'at-leaf', action: 'requested' }),
+        eventLine({ ts: at(3900), event: 'review', candidate: 'zz', value: 0, verdict: 'none' }),
+        eventLine({ ts: at(4000), event: 'mark', name: 'm' }),
+        eventLine({ ts: at(4100), event: 'tick', action: null }),
+        eventLine({ ts: at(4200), event: 'usage', leaf: 'develop-red', output_tokens: -1, cost_usd: 'lots' }),
+      ].join(''),
+    );
+    const m = foldRun(log.records, log.problems);
     assert.equal(
       m.leaves.map((l) => [l.leaf, l.status, l.launchedAt, l.durationMs]),
       [
@@ -200,12 +193,13 @@ odd(
       ],
     );
     assert.equal(m.leaves[2]?.usage?.input_tokens, 10);
-    assert.equal([m.usage[0]?.output_tokens, m.usage[0]?.cost_usd], [null, null]);
     assert.is(m.usage.length, 3);
     assert.equal(
       m.problems.map((p) => p.line),
-      [8, 9, 10, 15],
+      [8, 9, 10, 15, 16],
+      "fields of the wrong type or missing: core's reader skips the line",
     );
+    assert.equal(m.problems.at(-1)?.message, 'usage event: "output_tokens" must be >= 0, got -1; skipped');
     assert.equal([m.bails[0]?.detail, m.stops[0]?.mode, m.marks[0]?.name], ['which test command?', 'at-leaf', 'm']);
     assert.equal(m.slices, [], 'an event skipped as a problem adds no ball');
   },
@@ -220,57 +214,59 @@ edges(
   'a ball event carrying its receipt, reviews before their receipt, a second exit of one run, fields of the wrong type',
   () => {
     let s = 0;
-    const ev = (event: Record<string, unknown>) => ({
-      line: ++s,
-      at: s * 1000,
-      event: { ts: new Date(s * 1000).toISOString(), ...event } as never,
-    });
-    const m = foldRun([
-      ev({
-        event: 'ball',
-        slice: 's',
-        ball: 'held',
-        state: 'checkpointed',
-        wave: 0,
-        receipt: 0,
-        reason: 'four rounds without a pass',
-      }),
-      ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', receipt: 1, deps: ['a', 3] }),
-      ev({
-        event: 'review',
-        slice: 's',
-        ball: 'b',
-        candidate: 'cb',
-        reviewer: 'r',
-        family: 'f',
-        verdict: 'pass',
-        value: 1,
-      }),
-      ev({ event: 'review', candidate: 'late', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
-      ev({ event: 'review', candidate: 'nowhere', value: -1 }),
-      ev({ event: 'receipt', slice: 's', ball: 'b', value: 1, candidate: 'late', evidence: 7 }),
-      ev({ event: 'round', slice: 's', ball: 'b', round: 1 }),
-      ev({ event: 'round', slice: 's', ball: 'b', round: 1, receipt: 1 }),
-      ev({ event: 'round', slice: 's', ball: 'b', round: 2, receipt: 5 }),
-      ev({ event: 'merge', slice: 's', ball: 'b' }),
-      ev({ event: 'ball', slice: '', ball: 'x' }),
-      ev({ event: 'ball', slice: 's' }),
-      ev({ event: 'review', candidate: 'x' }),
-      ev({ event: 'launch', leaf: 'develop-red', run: 'r1', issue: 'one', step: 5, attempt: 'two', pid: -1 }),
-      ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0, status: 'exited', duration_ms: 'long' }),
-      ev({ event: 'exit', leaf: 'develop-red', run: 'r1', code: 0 }),
-      ev({ event: 'exit', leaf: '' }),
-      ev({ event: 'usage', leaf: '' }),
-      ev({ event: 'stop', mode: 'now' }),
-      ev({ event: 'mark' }),
-      ev({ event: 'bail', class: 'process' }),
-      ev({ event: 'bail', cause: 'agent-failed' }),
-      ev({ event: 'verdict', phase: 'red', verdict: 'PASS' }),
-      ev({ event: 'verdict', verdict: 'PASS' }),
-      ev({ event: 'launch', leaf: 'build-b-1', slice: 'other' }),
-      ev({ event: 'usage', leaf: 'build-b-1', slice: 'other', ball: 'b' }),
-      ev({ event: 'usage', leaf: 'review-held-google' }),
-    ]);
+    const ev = (event: { event: string } & Record<string, unknown>) =>
+      eventLine({ ts: new Date(++s * 1000).toISOString(), ...event });
+    const log = parseLogText(
+      [
+        ev({
+          event: 'ball',
+          slice: 's',
+          ball: 'held',
+          state: 'checkpointed',
+          wave: 0,
+          receipt: 0,
+          reason: 'four rounds without a pass',
+        }),
+        ev({ event: 'ball', slice: 's', ball: 'held', state: 'checkpointed', receipt: 1, deps: ['a', 3] }),
+        ev({
+          event: 'review',
+          slice: 's',
+          ball: 'b',
+          candidate: 'cb',
+          reviewer: 'r',
+          family: 'f',
+          verdict: 'pass',
+          value: 1,
+        }),
+        ev({ event: 'review', candidate: 'late', reviewer: 'r', family: 'f', verdict: 'pass', value: 1 }),
+        ev({ event: 'review', candidate: 'nowhere', value: -1 }),
+        ev({ event: 'receipt', slice: 's', ball: 'b', value: 1, candidate: 'late' }),
+        ev({ event: 'round', slice: 's', ball: 'b', round: 1 }),
+        ev({ event: 'round', slice: 's', ball: 'b', round: 1, receipt: 1 }),
+        ev({ event: 'round', slice: 's', ball: 'b', round: 2 }),
+        ev({ event: 'merge', slice: 's', ball: 'b' }),
+        ev({ event: 'ball', slice: 's', ball: 'x', state: 'lost' }),
+        ev({ event: 'ball', slice: 's' }),
+        ev({ event: 'review', candidate: 'x', value: 2 }),
+        ev({ event: 'launch', leaf: 'develop-red', run: 'r1' }),
+        ev({ event: 'exit', leaf: 'develop-red', run: 'r1', duration_ms: 1000 }),
+        ev({ event: 'exit', leaf: 'develop-red', run: 'r1' }),
+        ev({ event: 'exit', leaf: '' }),
+        ev({ event: 'usage', leaf: '' }),
+        ev({ event: 'stop', mode: 'now', action: 'paused' }),
+        ev({ event: 'mark', name: '' }),
+        ev({ event: 'bail', cause: undefined }),
+        ev({ event: 'bail', cause: 'agent-failed' }),
+        ev({ event: 'verdict', phase: 'red', verdict: 'PASS' }),
+        ev({ event: 'verdict', phase: 'amber' }),
+        ev({ event: 'launch', leaf: 'build-b-1', slice: 'other' }),
+        ev({ event: 'usage', leaf: 'build-b-1', slice: 'other', ball: 'b' }),
+        ev({ event: 'usage', leaf: 'review-held-google' }),
+        ev({ event: 'launch', leaf: 'develop-red', run: 'r2', issue: 'one', step: 5, attempt: 'two', pid: -1 }),
+        ev({ event: 'exit', leaf: 'develop-red', run: 'r2', duration_ms: 'long' }),
+      ].join(''),
+    );
+    const m = foldRun(log.records, log.problems);
     const [held, b] = m.slices[0]?.balls ?? [];
     assert.equal(
       [held?.receipt?.value, held?.receipt?.evidence, held?.wave, held?.deps],
@@ -299,12 +295,12 @@ edges(
       'a second exit of one run is an exit of its own',
     );
     assert.equal(
-      [m.stops[0]?.action, m.marks[0]?.name, m.bails.map((x) => [x.cause, x.class]), m.verdicts[0]?.reason],
-      [undefined, '', [['agent-failed', '?']], ''],
+      [m.stops, m.marks, m.bails.map((x) => [x.cause, x.class]), m.verdicts.map((v) => v.reason)],
+      [[], [], [['agent-failed', 'process']], ['']],
     );
     assert.equal(
       m.problems.map((p) => p.line),
-      [11, 12, 13, 17, 18, 19, 21, 24],
+      [11, 12, 13, 17, 18, 19, 20, 21, 24, 28, 29],
     );
     assert.equal(
       m.usage.map((u) => [u.slice, u.ball]),

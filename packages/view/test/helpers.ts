@@ -193,3 +193,24 @@ export function engineRecords(
   }
   return out;
 }
+
+// What each kind requires beyond the common fields, so a test writes only the fields it is about.
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  launch: { actor: null, phase: null, attempt: null, pid: 1, cmd: [] },
+  exit: { code: 0, status: 'exited', duration_ms: 0 },
+  usage: { agent: null, family: null, model: null, input_tokens: null, output_tokens: null, cost_usd: null },
+  verdict: { phase: 'red', verdict: 'PASS', reason: '' },
+  mark: { name: 'm', anchor: null },
+  tick: { action: 'tick', title: null },
+  bail: { cause: 'agent-failed', class: 'process' },
+  stop: { mode: null, action: 'requested' },
+  ball: { state: 'ready' },
+  round: { round: 1 },
+  receipt: { value: 0, candidate: null, evidence: '' },
+  review: { candidate: '', reviewer: null, family: null, verdict: 'none', value: 0 },
+  merge: { commit: '', candidate: '' },
+};
+
+/** One valid event's line: `fields` over what its kind requires (time, issue, step and skill commit null). */
+export const eventLine = (fields: Record<string, unknown> & { event: string }): string =>
+  `${JSON.stringify({ ts: '2026-11-30T12:00:00.000Z', issue: null, step: null, skill_commit: null, ...REQUIRED[fields.event], ...fields })}\n`;

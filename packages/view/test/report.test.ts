@@ -8,7 +8,7 @@ import { LeapError, UsageError } from '@leap/core';
 import { cleanupTempDirs } from '@leap/test-utils';
 import { reportMain } from '../src/report-cli.js';
 import { escapeHtml } from '../src/_text.js';
-import { captureIo, cleanEnv, fixture, repoWith } from './helpers.js';
+import { captureIo, cleanEnv, eventLine, fixture, repoWith } from './helpers.js';
 // @ts-expect-error a plain ES module shared with the bench
 import { bigLog, ledgerText } from './fixtures/big-log.mjs';
 
@@ -288,8 +288,8 @@ big('500 bars, grouped by issue, step and phase, no two overlapping in a lane; t
 big(
   'a row whose leaves the log names out of launch order (an exit with no launch) is laid out by launch: the earlier bar keeps the first lane',
   async () => {
-    const ev = (ts: string, fields: Record<string, unknown>): string =>
-      `${JSON.stringify({ ts: `2026-11-30T12:00:${ts}.000Z`, issue: 1, step: 'one step', ...fields })}\n`;
+    const ev = (ts: string, fields: { event: string } & Record<string, unknown>): string =>
+      eventLine({ ts: `2026-11-30T12:00:${ts}.000Z`, issue: 1, step: 'one step', ...fields });
     const repo = repoWith({
       '.tdd/events.jsonl':
         ev('10', { event: 'launch', leaf: 'late', run: 'r1' }) +

@@ -460,7 +460,7 @@ live(
     // Where the supervisor's environment cannot be read, the limit is read as it would read it: VERI_TIMEOUT first.
     const gone = await statusJson(
       repoWith({
-        '.tdd/events.jsonl': `${JSON.stringify({ ts: ago(0.5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'plan', pid: process.pid, cmd: [] })}\n`,
+        '.tdd/events.jsonl': `${JSON.stringify({ ts: ago(0.5), event: 'launch', issue: 5, step, skill_commit: null, leaf: 'plan', actor: null, phase: null, attempt: null, pid: process.pid, cmd: [] })}\n`,
         '.tdd/issue-5-timeout': '120',
       }),
       cleanEnv({ VERI_TIMEOUT: '7' }),
@@ -500,12 +500,13 @@ bad(
     const data = await statusJson(repo);
     assert.equal(
       data.log.problems.map((p) => p.line),
-      [2, 3, 4, 5, 10, 6],
+      [2, 3, 4, 5, 6, 10],
     );
     assert.equal(data.log.unknown, [{ line: 9, event: 'frobnicate' }]);
     const r = await status(repo);
     assert.is(r.code, 0);
     assert.match(r.out, /^ {2}\.tdd\/events\.jsonl:2: expected one JSON event, got "this is not json"; skipped$/m);
+    assert.match(r.out, /^ {2}\.tdd\/events\.jsonl:6: launch event: expected a field "leaf", found none; skipped$/m);
     assert.match(
       r.out,
       /^ {2}\.tdd\/events\.jsonl:9: an event kind this view does not know, "frobnicate"; listed, not drawn$/m,
