@@ -1,12 +1,11 @@
 // Never the worker's lines as they are: only its leaves' kinds, each checked, agreeing with the result, written anew.
-import { openEventLog, type LeapEvent } from '@leap/core';
+import { openEventLog, parseEventLine, type LeapEvent } from '@leap/core';
 import type { RoundJobResult } from './protocol.js';
 
 const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
 
 /** The events to append for `result`, and how many of the worker's lines were dropped. */
 export async function ownEvents(result: RoundJobResult, slice: string, ball: string, round: number) {
-  const { eventSchema } = await import('@leap/core/schemas');
   const { proofLeaves } = await import('@leap/slice');
   const leaves = new Map(result.leaves.map((l) => [l.leaf, l.usage]));
   // The round's proofs are supervised leaves too: their launch and exit, never a cost.
@@ -14,15 +13,9 @@ export async function ownEvents(result: RoundJobResult, slice: string, ball: str
   // One usage line per leaf: a second would count its cost twice.
   const costed = new Set<string>();
   const keep = (line: string): LeapEvent | null => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      return null;
-    }
-    const parsed = eventSchema.safeParse(value);
-    if (!parsed.success || !KINDS.has(parsed.data.event)) return null;
-    const event = parsed.data as LeapEvent & { leaf?: string; slice?: string; ball?: string };
+    const parsed = parseEventLine(line);
+    if (!('event' in parsed) || !KINDS.has(parsed.event.event)) return null;
+    const event = parsed.event as LeapEvent & { leaf?: string; slice?: string; ball?: string };
     const proof = event.event !== 'usage' && event.leaf !== undefined && proofs.has(event.leaf);
     if (event.event !== 'review' && !proof && (event.leaf === undefined || !leaves.has(event.leaf))) return null;
     if (event.event === 'review') return reviewAgrees(event, result, slice, ball) ? { ...event, slice, ball } : null;

@@ -1,6 +1,6 @@
 // Signed over the job id: anyone with Redis access can write a job's progress; the engine shows only what it checks.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { ROUND_PHASES as PHASES, type RoundPhase as Phase } from '@leap/core';
+import { parseEventLine, ROUND_PHASES as PHASES, type RoundPhase as Phase } from '@leap/core';
 import { seal, unseal } from './sign.js';
 
 export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) =>
@@ -44,20 +44,17 @@ export function watchRoundPhases(events: string, from: number, phase: Phase, onP
     const lines = (rest + buffer.toString('utf8')).split('\n');
     rest = lines.pop() ?? '';
     for (const line of lines) {
-      let event: { event?: unknown; leaf?: unknown };
-      try {
-        event = JSON.parse(line) as typeof event;
-      } catch {
-        continue;
-      }
-      const leaf = typeof event.leaf === 'string' ? event.leaf : '';
-      if (event.event === 'launch' && leaf.startsWith('build-')) set('building');
-      else if (event.event === 'exit' && leaf.startsWith('build-')) set('proving');
-      else if (event.event === 'launch' && leaf.startsWith('review-')) {
-        reviewing.add(leaf);
+      const parsed = line.trim() === '' ? null : parseEventLine(line);
+      const event = parsed !== null && 'event' in parsed ? parsed.event : null;
+      if (event?.event !== 'launch' && event?.event !== 'exit') continue;
+      const launched = event.event === 'launch';
+      if (event.leaf.startsWith('build-')) set(launched ? 'building' : 'proving');
+      else if (!event.leaf.startsWith('review-')) continue;
+      else if (launched) {
+        reviewing.add(event.leaf);
         set('reviewing');
-      } else if (event.event === 'exit' && leaf.startsWith('review-')) {
-        reviewing.delete(leaf);
+      } else {
+        reviewing.delete(event.leaf);
         if (reviewing.size === 0) set('proving');
       }
     }
