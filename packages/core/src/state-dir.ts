@@ -38,7 +38,7 @@ export function checkLeafName(name: string): string {
 
 export function checkIssue(issue: string | number, what = 'issue'): number {
   const text = String(issue);
-  if (!/^[1-9][0-9]{0,15}$/.test(text))
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text)))
     throw new UsageError(`Expected ${what} to be a positive integer, got ${showValue(text)}`);
   return Number(text);
 }

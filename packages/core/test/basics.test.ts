@@ -194,7 +194,9 @@ state('checkLeafName and checkIssue refuse what cannot name a file', () => {
   assert.is(checkLeafName("it's-ok é"), "it's-ok é");
   assert.is(checkIssue('12'), 12);
   assert.is(checkIssue(3), 3);
-  for (const bad of ['0', '-1', '1.5', 'x', '', '01']) assert.throws(() => checkIssue(bad, 'VERI_ISSUE'), /VERI_ISSUE/);
+  for (const bad of ['0', '-1', '1.5', 'x', '', '01', '9007199254740993'])
+    assert.throws(() => checkIssue(bad, 'VERI_ISSUE'), /VERI_ISSUE/);
+  assert.is(checkIssue('9007199254740991'), Number.MAX_SAFE_INTEGER, 'the largest that keeps its value');
 });
 state.run();
 
