@@ -4,8 +4,7 @@ import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/m
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ZodRawShape } from 'zod';
-import { parseJsonObject, resolveStateDir, statePaths } from '@leap/core';
-import type { EventRecord } from '@leap/core/schemas';
+import { type EventRecord, parseJsonObject, readEvents, resolveStateDir, statePaths } from '@leap/core';
 import { detachedName, readDetached, runLeap, startDetached, type BinRun } from './mcp-runs.js';
 import { ABOUT, ANNOTATIONS, INPUTS, OUTPUTS } from './mcp-schemas.js';
 import { readVersion } from './version.js';
@@ -94,7 +93,6 @@ export async function serveStdio({ cwd, env }: { cwd: string; env: NodeJS.Proces
 
 /** The last verdicts of issue `n` in the event log (a missing one has none): an unreadable log is an error. */
 async function lastVerdicts(env: NodeJS.ProcessEnv, cwd: string, n: number, last = 20): Promise<CallToolResult> {
-  const { readEvents } = await import('@leap/core/schemas');
   const events = statePaths(resolveStateDir(env, cwd)).events;
   let records: EventRecord[];
   try {

@@ -1,5 +1,6 @@
 // The suite on the start tree, run as ground truth's (a `suite` event, sandboxed, limited); a resume reads it back.
 import { writeFileSync } from 'node:fs';
+import { readEvents } from '@leap/core';
 import { Bail } from './bail-causes.js';
 import type { Preflighted } from './conductor.js';
 import { limitsEnv, suiteLimitBail } from './launch.js';
@@ -34,7 +35,6 @@ export async function runBaseline(run: Preflighted, where: string): Promise<void
 
 /** The trees whose suite passed with this run's test command, as the event log's `suite` events of this issue say. */
 export async function passedTreesOfLog(run: Preflighted): Promise<string[]> {
-  const { readEvents } = await import('@leap/core/schemas');
   const trees = new Set<string>();
   for (const { event } of readEvents(run.paths.events)) {
     if (

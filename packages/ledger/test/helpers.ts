@@ -149,7 +149,7 @@ export function leftovers(dir: string): string[] {
 
 /** Read the event log through core's schema reader (it rejects events that do not match). */
 export async function readTickEvents(dir: string): Promise<Array<Record<string, unknown>>> {
-  const { readEvents } = await import('@leap/core/schemas');
+  const { readEvents } = await import('@leap/core');
   const file = join(dir, '.tdd', 'events.jsonl');
   if (!existsSync(file)) return [];
   return readEvents(file).map((e) => e.event as unknown as Record<string, unknown>);

@@ -32,7 +32,7 @@ initSuite('writes the canonical ledger from a plan, logs init, and refuses to re
   assert.is(refused.exitCode, 2);
   await initLedger({ issue: 7, plan: Buffer.from('T\nother\n'), planFile: 'p', force: true, cwd: dir, env });
   assert.match(readFileSync(made.ledger, 'utf8'), /- \[ \] other\n$/);
-  const { readEvents } = await import('@leap/core/schemas');
+  const { readEvents } = await import('@leap/core');
   assert.equal(
     readEvents(join(dir, 'state', 'events.jsonl')).map((r) => [
       r.event.event,

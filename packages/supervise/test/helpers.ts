@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binPath, isAlive, makeGitRepo, runBin, waitFor, type RunResult } from '@leap/test-utils';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import type { LeapEvent } from '@leap/core';
 import { readExitFile, readPidFile, type ExitRecord } from '../src/leaf-files.js';
 
