@@ -35,7 +35,9 @@ export function limitsEnv(setup: ConductorSetup): NodeJS.ProcessEnv {
 }
 
 export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteLimitError): Bail {
-  const { value, source } = error.limit === 'timeout' ? timeLimit(run) : idleLimit(run.setup);
+  const own = { value: run.env.VERI_SUITE_TIMEOUT ?? '', source: error.source };
+  const { value, source } =
+    error.limit === 'idle' ? idleLimit(run.setup) : error.source === 'VERI_SUITE_TIMEOUT' ? own : timeLimit(run);
   return new Bail(
     'suite-limit',
     suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }),

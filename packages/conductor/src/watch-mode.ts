@@ -157,7 +157,8 @@ export function suiteLimitNarration(root: string, command: string, facts: SuiteL
   const said =
     facts.lastLine === null ? 'It printed nothing.' : `Its last output line: ${JSON.stringify(facts.lastLine)}.`;
   const watch = watchModeOf(root, command);
-  const flag = facts.limit === 'timeout' ? '--timeout' : '--idle-timeout';
+  const flag =
+    facts.source === 'VERI_SUITE_TIMEOUT' ? facts.source : facts.limit === 'timeout' ? '--timeout' : '--idle-timeout';
   const advice =
     watch !== null
       ? watchModeNarration(command, watch).replace(

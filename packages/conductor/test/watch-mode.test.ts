@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, makeTempDir, suite } from '@leap/test-utils';
-import { watchModeOf } from '../src/watch-mode.js';
+import { suiteLimitNarration, watchModeOf } from '../src/watch-mode.js';
 
 const watch = suite('watchModeOf');
 watch.after.each(cleanupTempDirs);
@@ -73,6 +73,16 @@ watch('npm test, npm run X, pnpm X and yarn X read the script they call, scripts
     assert.equal(found === null ? [null, null] : [found.where, found.runForm], [where, runForm], command);
   }
   assert.is(watchModeOf(makeTempDir(), 'npm test'), null, 'no package.json');
+});
+
+watch('a suite ended by its own limit names VERI_SUITE_TIMEOUT, both where it came from and what to raise', () => {
+  const facts = { limit: 'timeout', lastLine: null, value: '3', source: 'VERI_SUITE_TIMEOUT' } as const;
+  assert.is(
+    suiteLimitNarration(makeTempDir(), 'make check', facts),
+    'The test command `make check` did not end: its time limit (3, VERI_SUITE_TIMEOUT) ended it, with every process ' +
+      'it started. It printed nothing. If the suite needs longer, raise VERI_SUITE_TIMEOUT; if it waits for ' +
+      'something (a server, input, a lock), make it end by itself. Then run again.',
+  );
 });
 
 watch.run();

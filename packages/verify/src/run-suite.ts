@@ -41,7 +41,9 @@ export class SuiteLimitError extends LeapError {
 }
 
 function suiteLimits(env: NodeJS.ProcessEnv, stateDir: string | undefined) {
-  const time = readTimeLimit(stateDir ?? null, envIssue(env), env);
+  const own = readDurationVar(env, 'VERI_SUITE_TIMEOUT', -1);
+  const time =
+    own >= 0 ? { ms: own, source: 'VERI_SUITE_TIMEOUT' } : readTimeLimit(stateDir ?? null, envIssue(env), env);
   return {
     timeoutMs: time.ms,
     timeoutSource: time.source === 'default' ? 'the default' : time.source,

@@ -104,6 +104,25 @@ limits('a suite that keeps printing is ended by the time limit (VERI_TIMEOUT), n
   assert.is(event?.limit, 'timeout');
 });
 
+limits('VERI_SUITE_TIMEOUT bounds a suite run apart from the leaf time limit (VERI_TIMEOUT)', async () => {
+  const roomy = limitedRun({ VERI_IDLE_TIMEOUT: '0', VERI_TIMEOUT: '0.2', VERI_SUITE_TIMEOUT: '60' });
+  assert.is(
+    await runSuite({ ...roomy.base, testCmd: 'sleep 0.5' }, roomy.repo),
+    0,
+    'past the leaf limit, within its own',
+  );
+  const { repo, stateDir, base } = limitedRun({
+    VERI_IDLE_TIMEOUT: '0',
+    VERI_TIMEOUT: '60',
+    VERI_SUITE_TIMEOUT: '0.5',
+  });
+  const error = await limitError(runSuite({ ...base, testCmd: 'echo started; sleep 1000' }, repo));
+  assert.is(error.limit, 'timeout');
+  assert.is(error.limitMs, 500);
+  assert.match(error.message, /its time limit \(0\.5s, VERI_SUITE_TIMEOUT\); its last output line: "started"/);
+  assert.is(suiteEvents(stateDir)[0]?.limit, 'timeout');
+});
+
 limits(
   'the whole tree is ended: a grandchild that ignores SIGTERM and one that left the session; nothing is left in /proc',
   async () => {
