@@ -193,13 +193,12 @@ bails(
   },
 );
 
-// The time limit holds for the suite runs too (the baseline): it leaves them room.
+// The suite runs (the baseline) have a time limit of their own, VERI_SUITE_TIMEOUT: a leaf's can be short.
 bails('killed-timeout: a stuck leaf is relaunched once, then the run bails', async () => {
   const repo = makeProject();
   const agents = scriptedAgents([{ hang: true }, { hang: true }], []);
-  const result = await runTdd(
-    base(repo, agents.file, { env: cleanEnv({ VERI_TIMEOUT: '5', VERI_KILL_AFTER: '0.1' }) }),
-  );
+  const env = cleanEnv({ VERI_TIMEOUT: '1', VERI_SUITE_TIMEOUT: '60', VERI_KILL_AFTER: '0.1' });
+  const result = await runTdd(base(repo, agents.file, { env }));
   assert.is(result.code, 1);
   assert.is(result.bail?.cause, 'killed-timeout');
   assert.equal(

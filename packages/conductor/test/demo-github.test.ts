@@ -1,5 +1,6 @@
 // The demo's issue driven on "GitHub": runTdd with the github tracker, over the stand-in gh of
-// plugins/tracker-github (it checks every argument and answers as gh does) and a real bare remote.
+// plugins/tracker-github (it checks every argument and answers as gh does) and a real bare remote. The suite
+// runs in one process with the demo's reporter: `node --test` forks one per file (demo.test.ts runs it as is).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,10 @@ import { createGithubTracker } from '@leap/tracker-github';
 import { runTdd } from '../src/index.js';
 import { DEMO_PLAN, DEMO_REJECT_REASON } from '../src/demo/demo-moves.js';
 import { AGENTS_DIR, writeDemoAgents } from '../src/demo/run-demo.js';
-import { DEMO_ISSUE_TEXT, DEMO_TEST_CMD, createSampleProject } from '../src/demo/sample-project.js';
+import { DEMO_ISSUE_TEXT, createSampleProject } from '../src/demo/sample-project.js';
+import { RUN_ALL } from './helpers.js';
+
+const TEST_CMD = 'node --test-reporter=./tools/summary-reporter.mjs test/run.mjs';
 
 const GH = join(repoRoot, 'plugins', 'tracker-github', 'test', 'fixtures');
 const TITLES = DEMO_PLAN.trim()
@@ -24,7 +28,9 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   createSampleProject(dir);
   // The issue lives on GitHub only, its body with the CRLF line ends github.com writes.
   rmSync(join(dir, '.tdd', 'issues'), { recursive: true });
-  git(dir, 'commit', '-q', '-a', '-m', 'the issue is on GitHub');
+  writeFileSync(join(dir, 'test', 'run.mjs'), RUN_ALL);
+  git(dir, 'add', 'test/run.mjs');
+  git(dir, 'commit', '-q', '-a', '-m', 'the issue is on GitHub; the suite in one process');
   writeDemoAgents(dir);
   const remote = join(makeTempDir('leap-demo-gh-remote-'), 'slug-demo.git');
   git(dir, 'init', '-q', '--bare', remote);
@@ -53,7 +59,7 @@ test('the demo issue on GitHub: read, narrated, ticked and left on a draft pull 
   const result = await runTdd({
     cwd: dir,
     issue: 1,
-    testCmd: DEMO_TEST_CMD,
+    testCmd: TEST_CMD,
     agentsFile: join(dir, AGENTS_DIR, 'agents.json'),
     planner: 'planner',
     developer: 'developer',

@@ -64,22 +64,28 @@ function project(sleepMs: number) {
 detach(
   "the run outlives a SIGKILL of the caller's whole process group, finishes, and leap tdd status sees it",
   async () => {
-    const p = project(400);
+    // Every developer leaf sleeps until the test's cue (fixtures/dev-agent.mjs): the run outlives the harness.
+    const p = project(120_000);
     const harness = await fromHarness([process.execPath, LEAP, ...p.args, '--detach'], p.repo, p.env);
-    assert.is(harness.code, 0, harness.out);
-    const line =
-      /^issue 1: run started detached, pid (\d+) \(supervisor (\d+)\); poll: leap tdd status --issue 1; output: (.+) and (.+)\n$/.exec(
-        harness.out,
-      );
-    assert.ok(line !== null, harness.out);
-    const pid = Number(line?.[1]);
-    assert.equal([line?.[3], line?.[4]], [join(p.dir, 'run.out'), join(p.dir, 'run.err')]);
-    // The harness ends the call: every process of the caller's group is killed.
-    process.kill(-harness.group, 'SIGKILL');
-    await waitFor(() => !isAlive(harness.group), 5000, 'the harness gone');
-    assert.ok(isAlive(pid), 'the run lives on');
-    const status = await runBin(LEAP, ['tdd', 'status', '--issue', '1', '--json'], { cwd: p.repo, env: p.env });
-    assert.is((JSON.parse(status.stdout) as { conductor: { pid: number } | null }).conductor?.pid, pid, status.stdout);
+    try {
+      assert.is(harness.code, 0, harness.out);
+      const line =
+        /^issue 1: run started detached, pid (\d+) \(supervisor (\d+)\); poll: leap tdd status --issue 1; output: (.+) and (.+)\n$/.exec(
+          harness.out,
+        );
+      assert.ok(line !== null, harness.out);
+      const pid = Number(line?.[1]);
+      assert.equal([line?.[3], line?.[4]], [join(p.dir, 'run.out'), join(p.dir, 'run.err')]);
+      // The harness ends the call: every process of the caller's group is killed.
+      process.kill(-harness.group, 'SIGKILL');
+      await waitFor(() => !isAlive(harness.group), 5000, 'the harness gone');
+      assert.ok(isAlive(pid), 'the run lives on');
+      const status = await runBin(LEAP, ['tdd', 'status', '--issue', '1', '--json'], { cwd: p.repo, env: p.env });
+      const conductor = (JSON.parse(status.stdout) as { conductor: { pid: number } | null }).conductor;
+      assert.is(conductor?.pid, pid, status.stdout);
+    } finally {
+      writeFileSync(join(p.agents.dir, 'go'), '');
+    }
     const exit = join(p.dir, 'run.exit');
     await waitFor(() => existsSync(exit), 120_000, 'the detached run ends');
     assert.is(readFileSync(exit, 'utf8').split('\n')[0], '0', readFileSync(join(p.dir, 'run.err'), 'utf8'));

@@ -13,7 +13,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 
 // The suite in one process: `node --test` forks one per file, 15% of a scripted run's time (issue 43).
 export const TEST_CMD = 'node test/run.mjs';
-const RUN_ALL =
+export const RUN_ALL =
   "import { readdirSync } from 'node:fs';\nfor (const f of readdirSync(new URL('.', import.meta.url)).filter((f) => f.endsWith('.test.js')).sort()) await import(`./${f}`);\n";
 
 const TEST_HEAD =

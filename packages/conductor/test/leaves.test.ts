@@ -166,12 +166,17 @@ leaves(
     assert.match(result.bail?.narration ?? '', 'quota exceeded for this key');
     const repo2 = makeProject();
     const hung = scriptedAgents([red!], [{ hang: true }, { hang: true }]);
-    // The time limit holds for the suite runs too (the baseline, red's ground truth): it leaves them room.
-    const timed = await runTdd(
-      options(repo2, hung.file, { env: cleanEnv({ VERI_TIMEOUT: '5', VERI_KILL_AFTER: '0.1' }) }),
-    );
+    // The suite runs (the baseline, red's ground truth) have a time limit of their own: a leaf's can be short.
+    const env = cleanEnv({ VERI_TIMEOUT: '2', VERI_SUITE_TIMEOUT: '60', VERI_KILL_AFTER: '0.1' });
+    const timed = await runTdd(options(repo2, hung.file, { env }));
     assert.is(timed.bail?.cause, 'killed-timeout');
     assert.equal(subjects(repo2), ['plan: issue 1']);
+    assert.equal(
+      readEvents(repo2)
+        .filter((e) => e.event === 'exit')
+        .map((e) => `${e.leaf} ${e.status}`),
+      ['develop-red exited', 'verify-red killed-timeout', 'verify-red killed-timeout'],
+    );
   },
 );
 

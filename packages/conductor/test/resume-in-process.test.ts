@@ -39,9 +39,11 @@ resume(
       verifier: 'ver',
       agentsFile: agents.file,
     };
-    const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '1500', DEV_SLEEP_PHASE: 'red' }) });
+    // develop-red sleeps until the test's cue (fixtures/dev-agent.mjs): the stop is asked while it runs.
+    const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '120000', DEV_SLEEP_PHASE: 'red' }) });
     await until(join(repo, '.tdd/develop-red.pid'), /leaf=/);
     writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+    writeFileSync(join(agents.dir, 'go'), '');
     const stopped = await running;
     assert.is(stopped.code, 3);
     // Make it look as a conductor (pid 999999) killed right after develop-red exited, before it recorded that.
@@ -93,9 +95,11 @@ resume(
       verifier: 'ver',
       agentsFile: agents.file,
     };
-    const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '1500', DEV_SLEEP_PHASE: 'green' }) });
+    // develop-green sleeps until the test's cue (fixtures/dev-agent.mjs): the stop is asked while it runs.
+    const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '120000', DEV_SLEEP_PHASE: 'green' }) });
     await until(join(repo, '.tdd/develop-green.pid'), /leaf=/);
     writeFileSync(join(repo, '.tdd/stop'), 'at-leaf\n');
+    writeFileSync(join(agents.dir, 'go'), '');
     assert.is((await running).code, 3);
     const journalFile = join(repo, '.tdd/issue-1-run.json');
     const journal = JSON.parse(readFileSync(journalFile, 'utf8'));

@@ -138,7 +138,8 @@ stops('now ends the running leaf at once; the resumed run relaunches it from whe
   };
   const running = runTdd({ ...options, env: cleanEnv({ DEV_SLEEP_MS: '30000', DEV_SLEEP_PHASE: 'green' }) });
   await waitForFile(join(repo, '.tdd/develop-green.pid'), /leaf=/);
-  await new Promise((r) => setTimeout(r, 200));
+  // Half its file written, it sleeps (fixtures/dev-agent.mjs).
+  await waitForFile(join(agents.dir, 'green.sleeping'));
   const started = Date.now();
   writeFileSync(join(repo, '.tdd/stop'), 'now\n');
   const result = await running;

@@ -283,24 +283,31 @@ users("a relaunched leaf: the user's files written as it waited stay as they are
   writeFileSync(join(repo, 'README.md'), '# slug\n');
   git(repo, 'add', 'README.md');
   git(repo, 'commit', '-qm', 'readme');
-  // The first develop-red writes half its work, then waits on DIR/go (never opened) until the idle limit kills it;
-  // the relaunch writes down what it finds, then the test.
+  // The first develop-red writes half its work, then spins on a CPU (not idle) until DIR/go, then waits on DIR/idle
+  // (never opened) until the idle limit kills it: the user writes while it spins, so the limit can be short. Sandboxed,
+  // a write meanwhile is told from the leaf's by its copy, not by timing. The relaunch writes down what it finds, then
+  // the test.
   const agents = agentsRunning(`  red)
-    if [ ! -e "$1/waiting" ]; then echo 'half a thought' > src/half.js; touch "$1/waiting"; read -r _ < "$1/go"; fi
+    if [ ! -e "$1/waiting" ]; then echo 'half a thought' > src/half.js; touch "$1/waiting"
+      while [ ! -e "$1/go" ]; do :; done; read -r _ < "$1/idle"; fi
     { cat README.md notes.txt; ls src; } > "$1/seen" 2>&1
     ${RED} ;;
   green) echo 'export const value = 1;' > src/step1.js ;;
   refactor) printf '%s\\n' '// the one value' 'export const value = 1;' > src/step1.js ;;`);
-  execFileSync('mkfifo', [join(agents.dir, 'go')]);
+  execFileSync('mkfifo', [join(agents.dir, 'idle')]);
   const lines: string[] = [];
-  const env = cleanEnv({ VERI_IDLE_TIMEOUT: '6', VERI_KILL_AFTER: '0.1' });
+  const env = cleanEnv({ VERI_IDLE_TIMEOUT: '1', VERI_KILL_AFTER: '0.1' });
   const running = runTdd(oneStepRun(repo, agents.file, { env, progress: (l: string) => lines.push(l) }));
   const readme = '# slug\n\nThe user\'s own words, "quoted", $HOME, ü.\n';
   const notes = 'notes the user keeps beside the code\n';
-  await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the red leaf waits');
-  writeFileSync(join(repo, 'README.md'), readme);
-  writeFileSync(join(repo, 'notes.txt'), notes);
-  assert.not.ok(existsSync(join(repo, '.tdd', 'develop-red.exit')), 'the user wrote while the leaf still waited');
+  try {
+    await waitFor(() => existsSync(join(agents.dir, 'waiting')), 60_000, 'the red leaf spins');
+    writeFileSync(join(repo, 'README.md'), readme);
+    writeFileSync(join(repo, 'notes.txt'), notes);
+    assert.not.ok(existsSync(join(repo, '.tdd', 'develop-red.exit')), 'the user wrote while the leaf still waited');
+  } finally {
+    writeFileSync(join(agents.dir, 'go'), '');
+  }
   const result = await running;
   assert.is(result.code, 0, JSON.stringify(result.bail));
   const title = 'Lowercase and join with dashes';
