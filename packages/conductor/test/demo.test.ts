@@ -10,7 +10,7 @@ import { cleanupTempDirs, git, makeTempDir, repoRoot, runBin } from '@leap/test-
 import type { SubcommandIo } from '@leap/core';
 import type { TddRunResult } from '../src/types.js';
 import { parseLedger } from '@leap/core/ledger';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { demoMain } from '../src/demo/demo-cli.js';
 import { DEMO_PLAN, DEMO_REJECT_REASON, DEVELOPER_MOVES } from '../src/demo/demo-moves.js';
 import { formatDemoSummary } from '../src/demo/demo-summary.js';

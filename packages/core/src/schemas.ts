@@ -1,6 +1,5 @@
-// `@leap/core/schemas`: zod, the event reader and ajv, apart so hot commands never load them.
+// `@leap/core/schemas`: zod and ajv, apart so hot commands never load them.
 export { eventSchema } from './events/event-schema.js';
-export { type EventRecord, readEvents } from './events/read-events.js';
 export {
   collapseNullable,
   renderSchemaFile,

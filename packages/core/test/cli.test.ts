@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { binPath, cleanupTempDirs, hostileTitles, makeTempDir, runBin } from '@leap/test-utils';
 import { parseCli, writeFd, UsageError, type LeapError } from '../src/index.js';
 import { recordMark, parseMarkFields } from '../src/mark.js';
-import { readEvents } from '../src/schemas.js';
+import { readEvents } from '../src/events/read-events.js';
 
 const options = {
   json: { type: 'boolean' },

@@ -8,9 +8,9 @@ import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { appendEvent, createEvent, openEventLog, FileFormatError } from '../src/index.js';
 import { formatEventLine } from '../src/events/append-event.js';
 import { EVENT_KINDS } from '../src/events/read-events.js';
-import { parseEventLine, parseEvents } from '../src/events/read-events.js';
+import { parseEventLine, parseEvents, readEvents } from '../src/events/read-events.js';
 import { coreJsonSchemas } from '../src/json-schema.js';
-import { readEvents, eventSchema, renderSchemaFile, compileJsonSchema } from '../src/schemas.js';
+import { eventSchema, renderSchemaFile, compileJsonSchema } from '../src/schemas.js';
 import { loadPublishedSchema, validateJson } from '../src/validate-json.js';
 
 const context = { issue: 7, step: 'Add the user\'s "name" $(x) `y` 🦀', skillCommit: 'abc123' };
@@ -222,7 +222,8 @@ read('a malformed line names its number; a schema mismatch names the field', () 
   );
   assert.throws(
     () => [...parseEvents('{"event":"teleport"}\n', 'ev.jsonl')],
-    (e: Error) => e.message.startsWith('ev.jsonl:1: "teleport" is not an event kind: expected one of bail, ball, exit,'),
+    (e: Error) =>
+      e.message.startsWith('ev.jsonl:1: "teleport" is not an event kind: expected one of bail, ball, exit,'),
   );
   assert.equal(
     [...parseEvents(`${good}{"event":"exit"}`)].length,

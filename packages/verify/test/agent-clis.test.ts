@@ -9,7 +9,7 @@ import { createClaudeAgent } from '@leap/agent-claude';
 import { createCodexAgent } from '@leap/agent-codex';
 import { createGeminiAgent } from '@leap/agent-gemini';
 import type { AgentPlugin } from '@leap/core';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, makeTempDir, repoRoot } from '@leap/test-utils';
 import { DEFAULT_RETRY_LIMIT_MS, checkAgentReady, runAgentLeaf, type AgentLeafOptions } from '../src/run-agent-leaf.js';
 import { verifyEnv } from './helpers.js';

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import {
   cleanupTempDirs,
   git,

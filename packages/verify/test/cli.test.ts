@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, hostileTitles, runBin, runCommand, scriptPath } from '@leap/test-utils';
 import { juryBin, makeRedRepo, verdictBin, verifyBin, verifyEnv, writeAgents, writeScript } from './helpers.js';
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import { conveneJury } from '../src/index.js';
 import { verifyEnv, writeAgents, writeScript } from './helpers.js';

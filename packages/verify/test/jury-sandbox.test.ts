@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, makeGitRepo, runBin } from '@leap/test-utils';
 import { conveneJury } from '../src/index.js';
 import { juryBin, verifyEnv, writeAgents } from './helpers.js';

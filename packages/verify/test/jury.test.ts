@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCommandAgent } from '@leap/agent-command';
 import { movePromptFile } from '@leap/agent-scripted';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, makeGitRepo, makeTempDir, runBin } from '@leap/test-utils';
 import { candidateHash, conveneJury, readCandidate } from '../src/index.js';
 import { bashAgent, juryBin, verifyEnv, writeAgents, writeScript } from './helpers.js';

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, makeTempDir, runBin } from '@leap/test-utils';
 import { verify } from '../src/index.js';
 import { makeGreen, makeRedRepo, verifyBin, verifyEnv, writeAgents, writeScript } from './helpers.js';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { readExitFile, readPidFile } from '@leap/supervise';
 import { cleanupTempDirs, hostileTitles, isAlive, repoRoot, runCommand, waitFor } from '@leap/test-utils';
 import { TEST_CMD, makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';

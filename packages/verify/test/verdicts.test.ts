@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, makeTempDir } from '@leap/test-utils';
 import { VERDICT_ANSWER_FORMAT, renderVerifyPrompt, verify } from '../src/index.js';
 import { makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { movePromptFile } from '@leap/agent-scripted';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 import { cleanupTempDirs, git, makeTempDir, repoRoot } from '@leap/test-utils';
 import { renderVerifyPrompt, verify } from '../src/index.js';
 import { makeGreen, makeRedRepo, verifyEnv, writeAgents, writeScript } from './helpers.js';

@@ -5,7 +5,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, repoRoot, runCommand } from '@leap/test-utils';
 import { parseLedger } from '@leap/core/ledger';
-import { readEvents } from '@leap/core/schemas';
+import { readEvents } from '@leap/core';
 
 test.after(cleanupTempDirs);
 
