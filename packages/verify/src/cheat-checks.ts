@@ -142,16 +142,17 @@ const NPM_SCRIPT = /\b(?:npm|pnpm|yarn|bun)(?:\s+run(?:-script)?)?\s+(?:--\S+\s+
 
 // package.json's parts that decide which tests run: scripts the test command reaches (pre, post, nested), runner keys.
 function testParts(text: string, testCmd: string): string {
-  const json = orElse(() => JSON.parse(text) as Record<string, unknown>, undefined);
-  if (json === undefined) return text;
-  const scripts = (json.scripts ?? {}) as Record<string, string>;
+  const json = orElse(() => JSON.parse(text) as Record<string, unknown> | null, undefined);
+  if (json == null || typeof json !== 'object' || Array.isArray(json)) return text;
+  const scripts = (json.scripts ?? {}) as Record<string, unknown>;
   const reached = new Map<string, string>();
   const visit = (command: string) => {
     for (const [, name] of command.matchAll(NPM_SCRIPT)) {
       for (const key of [name === 't' ? 'test' : (name as string)].flatMap((n) => [`pre${n}`, n, `post${n}`])) {
-        if (reached.has(key) || scripts[key] === undefined) continue;
-        reached.set(key, scripts[key]);
-        visit(scripts[key]);
+        const script = scripts[key];
+        if (reached.has(key) || typeof script !== 'string') continue;
+        reached.set(key, script);
+        visit(script);
       }
     }
   };

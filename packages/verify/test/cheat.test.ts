@@ -152,6 +152,12 @@ moves(
     );
     write(repo, 'src/slug.js', HONEST);
     assert.equal((await truth(repo, red, 'green', { testCmd: 'npm test' })).ok, true);
+    // A package.json that is JSON but no object, or whose test script is no string, is compared as text.
+    for (const text of ['null\n', `${JSON.stringify({ ...pkg, scripts: { test: 5 } })}\n`]) {
+      write(repo, 'package.json', text);
+      const odd = await truth(repo, red, 'green', { testCmd: 'npm test' });
+      assert.match(odd.reason, /^ground truth: package\.json's test script or runner settings changed/, text);
+    }
   },
 );
 
