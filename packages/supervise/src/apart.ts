@@ -9,13 +9,7 @@ import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
 export type ApartEnd = { wrote: string[]; clashed: string[]; clashedDir: string };
 
 /** Left out of the copy: `top` at its top, `own` anywhere (bound from the tree); entries' signatures then. */
-type Manifest = {
-  tree: string;
-  top: string[];
-  own: string[];
-  copy: Record<string, string>;
-  real: Record<string, string>;
-};
+type Manifest = { tree: string; top: string[]; own: string[] } & Record<'copy' | 'real', Record<string, string>>;
 type Plan = { wrote: string[]; removed: string[]; clashed: string[]; done: boolean };
 
 const files = (copy: string) => ({ manifest: `${copy}.json`, plan: `${copy}.wrote.json`, clashed: `${copy}.clashed` });
@@ -81,11 +75,8 @@ export function putBack(copy: string): ApartEnd | null {
   for (const p of plan.clashed) move(join(copy, p), join(where.clashed, p));
   rmSync(copy, { recursive: true, force: true });
   const { clashed } = plan;
-  return {
-    wrote: [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort(),
-    clashed,
-    clashedDir: where.clashed,
-  };
+  const wrote = [...plan.wrote, ...plan.removed].filter((p) => !clashed.includes(p)).sort();
+  return { wrote, clashed, clashedDir: where.clashed };
 }
 
 function diff(copy: string, kept: Manifest): Plan {
@@ -137,5 +128,4 @@ function apply(copy: string, kept: Manifest, plan: Plan): void {
   }
 }
 
-/** False when it holds something (someone else's files). */
 const rmdirQuietly = (dir: string): boolean => orElse(() => rmdirSync(dir) === undefined, false);

@@ -1,7 +1,7 @@
 // `--detach` of `leap tdd run` and `leap slice run`: leap-detach + leap-supervise with no time limit.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LeapError, UsageError, isProcessAlive, shellWord, orElse } from '@leap/core';
@@ -21,7 +21,6 @@ export interface DetachRunOptions {
   startMs?: number;
 }
 
-/** A detached run: started (its pid holds its lock), or ended before (what it printed, and its exit code). */
 export type DetachRunResult =
   | { started: true; pid: number; supervisor: number; out: string; err: string; dir: string; wait: string }
   | { started: false; code: number; stdout: string; stderr: string; out: string; err: string };
@@ -35,8 +34,7 @@ function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
 }
 
 function leapBin(): string {
-  const bin = process.argv[1];
-  if (bin) return bin;
+  if (process.argv[1]) return process.argv[1];
   throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', {
     exitCode: 2,
   });
@@ -64,20 +62,14 @@ export async function detachRun(options: DetachRunOptions): Promise<DetachRunRes
   // Bad input touches nothing: the detached files said it, and go (the state folder too, when this start made it).
   if (!result.started && result.code === 2) {
     rmSync(dir, { recursive: true, force: true });
-    removeIfEmpty(dirname(dir));
+    orElse(() => rmdirSync(dirname(dir)), undefined);
     if (!hadState) rmSync(stateDir, { recursive: true, force: true });
   }
   return result;
 }
 
-function removeIfEmpty(dir: string): void {
-  try {
-    if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true });
-  } catch {}
-}
-
 async function startAndAwait(options: DetachRunOptions, dir: string): Promise<DetachRunResult> {
-  const { env } = options;
+  const { env, cwd } = options;
   const out = join(dir, 'run.out');
   const err = join(dir, 'run.err');
   const restore = [
@@ -92,11 +84,7 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
   let code: number | null;
   try {
     // leap-detach passes its stdout and stderr (these files) on to the supervisor, which passes them to the run.
-    const child = spawn(process.execPath, argv, {
-      cwd: options.cwd,
-      env: supervisorEnv,
-      stdio: ['ignore', outFd, errFd],
-    });
+    const child = spawn(process.execPath, argv, { cwd, env: supervisorEnv, stdio: ['ignore', outFd, errFd] });
     [code] = await once(child, 'exit');
   } finally {
     closeSync(outFd);

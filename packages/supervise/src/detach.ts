@@ -16,7 +16,6 @@ export interface DetachOptions {
   readyTimeoutMs?: number;
 }
 
-/** A started child: its pid, and for a supervisor the leaf NAME and the run id it announced. */
 export type DetachResult = { pid: number; name: string | null; run: string | null };
 
 const SUPERVISOR_NAMES = new Set(['supervise.sh', 'leap-supervise', 'leap-supervise.js', 'leap-supervise.cjs']);

@@ -1,11 +1,10 @@
 // The kill sequence: TERM and CONT to the tree, a grace period, then SIGKILL sweeps until nothing is left.
-import { readProc, type ProcInfo } from './proc-scan.js';
+import { readProc } from './proc-scan.js';
 import type { LeafTree, TreeMembers } from './leaf-tree.js';
 import { nowMs, sleep } from './long-timer.js';
 import { orElse } from '@leap/core';
 
 export interface KillOutcome {
-  /** Processes other than the leader that the sequence found alive. */
   leftovers: number;
   /** How many of them were outside the leaf's session (setsid escapees that were found). */
   escaped: number;
@@ -28,11 +27,6 @@ export type KillOptions = { graceMs: number; capMs?: number };
 // False on ESRCH (it died meanwhile) or EPERM (not ours to signal: reported as unkillable if it stays).
 const send = (target: number, signal: NodeJS.Signals): boolean => orElse(() => process.kill(target, signal), false);
 
-function signalSame(p: ProcInfo, signal: NodeJS.Signals): void {
-  const now = readProc(p.pid);
-  if (now !== null && now.starttime === p.starttime) send(p.pid, signal);
-}
-
 /** Signal every live process of the tree: whole groups where a member leads or holds one, then each process. */
 export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Signals): void {
   const spare = leader.onlyKill === true && signal !== 'SIGKILL';
@@ -43,7 +37,9 @@ export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Si
   const escapedPids = new Set(found.escaped.map((p) => p.pid));
   for (const p of found.escaped) if (escapedPids.has(p.pgid)) groups.add(p.pgid);
   for (const pgid of groups) if (pgid > 1 && pgid !== process.pid) send(-pgid, signal);
-  for (const p of [...found.members, ...found.escaped]) if (p.pid !== leader.pid) signalSame(p, signal);
+  for (const p of [...found.members, ...found.escaped]) {
+    if (p.pid !== leader.pid && readProc(p.pid)?.starttime === p.starttime) send(p.pid, signal);
+  }
 }
 
 /** TERM and CONT, `graceMs`, then SIGKILL sweeps; the leader only through `leader` (its reaped pid may be reused). */

@@ -10,7 +10,6 @@ export interface ExitRecord {
   leafCode?: number;
   signal?: string;
   run?: string;
-  /** The signal the supervisor itself received (status killed-signal). */
   received?: string;
   leftovers?: number;
   escaped?: number;
@@ -24,7 +23,6 @@ export function replaceFile(file: string, text: string): void {
   writeFileAtomic(file, text, { durable: false });
 }
 
-/** Render NAME.pid; `token` keeps the lock taken on the same file valid. */
 export function formatPidRecord(record: PidRecord, token?: string): string {
   return formatKeyValues(String(record.pid), {
     starttime: record.starttime,
@@ -60,9 +58,7 @@ export function formatExitRecord(record: ExitRecord): string {
   });
 }
 
-export function writeExitFile(file: string, record: ExitRecord): void {
-  replaceFile(file, formatExitRecord(record));
-}
+export const writeExitFile = (file: string, record: ExitRecord): void => replaceFile(file, formatExitRecord(record));
 
 /** Null when absent; a bad line 1 reads as code 2 `unreadable`, so a waiter answers instead of waiting for ever. */
 export function readExitFile(file: string): ExitRecord | null {
@@ -91,8 +87,6 @@ export function readExitFile(file: string): ExitRecord | null {
 
 /** A run id: unique enough to tell one run of NAME from the next (time, pid and randomness; no crypto module). */
 export function newRunId(): string {
-  const random = Math.floor(Math.random() * 2 ** 32)
-    .toString(16)
-    .padStart(8, '0');
+  const random = ((Math.random() * 2 ** 32) >>> 0).toString(16).padStart(8, '0');
   return `${Date.now().toString(36)}${process.pid.toString(36)}${random}`;
 }

@@ -15,28 +15,27 @@ export interface LeafIo {
 /** A read-write descriptor of a new file in `dir`, already unlinked (bwrap's status file: no pipe, issue 25). */
 export function openUnlinked(dir: string, kind: string): number {
   const file = join(dir, `.${kind}.${newRunId()}.tmp`);
-  const fd = openSync(file, 'wx+', 0o600);
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  return fd;
+  return closedOnError(openSync(file, 'wx+', 0o600), () => unlinkSync(file));
 }
 
-/** A read-write descriptor of an unlinked file in `dir` holding `input`, its offset at 0 for the leaf to read. */
-export function openInput(dir: string, input: string | Uint8Array): number {
-  const fd = openUnlinked(dir, 'input');
+function closedOnError(fd: number, use: () => void): number {
   try {
-    const bytes = typeof input === 'string' ? Buffer.from(input) : input;
-    // Positional writes (pwrite) leave the descriptor's offset at 0, where the leaf starts reading.
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
+    use();
     return fd;
   } catch (error) {
     closeSync(fd);
     throw error;
   }
+}
+
+/** A read-write descriptor of an unlinked file in `dir` holding `input`, its offset at 0 for the leaf to read. */
+export function openInput(dir: string, input: string | Uint8Array): number {
+  const fd = openUnlinked(dir, 'input');
+  const bytes = typeof input === 'string' ? Buffer.from(input) : input;
+  // Positional writes (pwrite) leave the descriptor's offset at 0, where the leaf starts reading.
+  return closedOnError(fd, () => {
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
+  });
 }
 
 export function openOutput(file: string, stream: 'stdout' | 'stderr'): number {

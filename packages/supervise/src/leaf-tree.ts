@@ -9,20 +9,15 @@ export type TreeMembers = { members: ProcInfo[]; escaped: ProcInfo[] };
 
 /** Members share the leaf's session; escapees are found by parentage (`observe`'s snapshots) and by the marker. */
 export class LeafTree {
-  readonly sid: number;
-  readonly leaderStart: number;
-  readonly marker: string;
   private readonly known = new Map<number, number>();
-  /** Processes created since boot when the tree was first followed (see scanProcessesSince). */
-  private readonly forksAtStart: number | null;
+  /** Taken right after the leader started: every process of the tree is numbered after the leader. */
+  private readonly forksAtStart = readForkCount();
 
-  /** Build it right after the leader started: every process of the tree is numbered after the leader. */
-  constructor(leaderPid: number, leaderStart: number, marker: string) {
-    this.sid = leaderPid;
-    this.leaderStart = leaderStart;
-    this.marker = marker;
-    this.forksAtStart = readForkCount();
-  }
+  constructor(
+    readonly sid: number,
+    readonly leaderStart: number,
+    readonly marker: string,
+  ) {}
 
   scan(): ProcInfo[] {
     return scanProcessesSince(this.sid, this.forksAtStart);
@@ -39,11 +34,7 @@ export class LeafTree {
   /** Record, from a snapshot, every descendant outside the session (children of members or of known ones). */
   observe(procs: readonly ProcInfo[]): void {
     const children = new Map<number, ProcInfo[]>();
-    for (const p of procs) {
-      const list = children.get(p.ppid);
-      if (list === undefined) children.set(p.ppid, [p]);
-      else list.push(p);
-    }
+    for (const p of procs) children.get(p.ppid)?.push(p) ?? children.set(p.ppid, [p]);
     const queue = procs.filter((p) => this.isMember(p) || this.isKnown(p));
     for (let i = 0; i < queue.length; i++) {
       const parent = queue[i] as ProcInfo;

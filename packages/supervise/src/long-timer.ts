@@ -1,9 +1,7 @@
 // Monotonic timers of any duration (Node fires one past 2^31-1 ms at once), on hrtime: `performance` loads perf_hooks.
 const MAX_CHUNK_MS = 2_147_483_647;
 
-export function nowMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
+export const nowMs = (): number => Number(process.hrtime.bigint()) / 1e6;
 
 /** Call `fn` once after `ms` (any finite or huge value) of monotonic time; returns a cancel function. */
 export function setLongTimeout(fn: () => void, ms: number, unref = false): () => void {
@@ -14,11 +12,8 @@ export function setLongTimeout(fn: () => void, ms: number, unref = false): () =>
     timer = setTimeout(tick, Math.min(Math.max(0, Math.ceil(end - nowMs())), MAX_CHUNK_MS));
     if (unref) timer.unref();
   };
-  const tick = (): void => {
-    if (end - nowMs() > 0) {
-      arm();
-      return;
-    }
+  const tick = () => {
+    if (end - nowMs() > 0) return arm();
     timer = undefined;
     fn();
   };
@@ -29,6 +24,4 @@ export function setLongTimeout(fn: () => void, ms: number, unref = false): () =>
   };
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -15,7 +15,6 @@ export function splitNotify(command: string, option = '--notify'): string[] {
   return argv;
 }
 
-/** `problem` is null when the command exited 0, else what went wrong and where its output is. */
 export type NotifyOutcome = { leaf: string; problem: string | null };
 
 /** How long a notify command may run (VERI_TIMEOUT's form): a webhook that hangs must not hold the run's end. */
@@ -35,14 +34,8 @@ export async function runNotify(
   const input = `${JSON.stringify({ ...payload, event })}\n`;
   const err = join(paths.dir, `${leaf}.err`);
   try {
-    const result = await supervise({
-      name: leaf,
-      command,
-      args,
-      cwd: place.cwd,
-      env,
-      io: { input, stdoutFile: join(paths.dir, `${leaf}.out`), stderrFile: err },
-    });
+    const io = { input, stdoutFile: join(paths.dir, `${leaf}.out`), stderrFile: err };
+    const result = await supervise({ name: leaf, command, args, cwd: place.cwd, env, io });
     if (result.code === 0) return { leaf, problem: null };
     const why = result.error ?? `${result.status}${result.leafCode === null ? '' : ` (exit ${result.leafCode})`}`;
     return { leaf, problem: `the notify command ${showValue(command)} failed: ${why}; its output is in ${err}` };

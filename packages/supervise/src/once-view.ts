@@ -12,17 +12,12 @@ export const hostView: FsView = {
     const out: FsEntry[] = [];
     for (const entry of entries) {
       const { name } = entry;
+      const p = join(dir, name);
       const known =
         entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
-      const kind = entry.isSymbolicLink()
-        ? 'symlink'
-        : entry.isDirectory()
-          ? 'dir'
-          : known
-            ? 'file'
-            : hostView.kind(join(dir, name));
+      const kind = entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'dir' : known ? 'file' : hostView.kind(p);
       if (kind === null) continue;
-      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(join(dir, name)) } : { name, kind });
+      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(p) } : { name, kind });
     }
     return out;
   },

@@ -1,7 +1,8 @@
 // A killed program's in-process supervisors die with it, not their leaves (nor a bwrap not yet tied to its parent).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseKeyValues, readFileIfExists, orElse } from '@leap/core';
+import { readFileIfExists, orElse } from '@leap/core';
+import { readPidFile } from './leaf-files.js';
 import { sleep } from './long-timer.js';
 import { environHasKey, isGone, readProc, scanProcesses } from './proc-scan.js';
 
@@ -15,16 +16,11 @@ export function findOrphanLeaves(stateDir: string, deadPid: number): OrphanLeaf[
     if (!entry.endsWith('.pid') || entry.includes('conductor')) continue;
     const name = entry.slice(0, -4);
     if (readFileIfExists(join(stateDir, `${name}.exit`)) !== null) continue;
-    const text = readFileIfExists(join(stateDir, entry));
-    if (text === null) continue;
-    const { first, values } = parseKeyValues(text);
-    if (Number(first.trim()) !== deadPid) continue;
-    const leafPid = values.leaf === undefined ? null : Number(values.leaf);
-    found.push({
-      name,
-      leafPid: Number.isInteger(leafPid) && (leafPid as number) > 1 ? leafPid : null,
-      marker: values.run === undefined ? null : `LEAP_LEAF_${values.run}`,
-    });
+    const record = readPidFile(join(stateDir, entry));
+    if (record === null || record.pid !== deadPid) continue;
+    const { leaf, run } = record;
+    const leafPid = leaf !== undefined && Number.isInteger(leaf) && leaf > 1 ? leaf : null;
+    found.push({ name, leafPid, marker: run === undefined ? null : `LEAP_LEAF_${run}` });
   }
   return found;
 }
@@ -47,7 +43,6 @@ export async function endOrphanLeaves(orphans: readonly OrphanLeaf[], capMs = 50
   }
 }
 
-/** What `leap-stop orphans` did: the leaves found in each folder and the processes ended. */
 export type OrphanSweep = { leaves: string[]; killed: number };
 
 /** The lifeline's sweep and `leap-stop orphans`; null while `deadPid` lives (its leaves are its own). */

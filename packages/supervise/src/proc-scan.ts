@@ -11,7 +11,6 @@ export interface ProcInfo {
   state: string;
   /** Clock ticks after boot; with the pid, the process's identity. */
   starttime: number;
-  /** utime + stime in clock ticks. */
   cpu: number;
   /** PF_EXITING: it never runs again, though it may show R or D for a few ms (a sandbox's pid 1 after bwrap's exit). */
   exiting: boolean;
@@ -19,7 +18,6 @@ export interface ProcInfo {
 
 const PF_EXITING = 0x4;
 
-/** Parse the fields of /proc/PID/stat after the command name (which may hold spaces and parentheses). */
 export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
   const n = (i: number) => Number(fields[i]);
   const info = {
@@ -40,16 +38,12 @@ export function readProc(pid: number): ProcInfo | null {
   return fields === null ? null : parseStatFields(pid, fields);
 }
 
-/** Every process now; ones that vanish while being read are skipped. */
-export function scanProcesses(): ProcInfo[] {
-  return readListed(readdirSync('/proc'), () => true);
-}
+export const scanProcesses = (): ProcInfo[] => readListed(readdirSync('/proc'), () => true);
 
 function readListed(entries: string[], wanted: (pid: number) => boolean): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const entry of entries) {
-    const code = entry.charCodeAt(0);
-    if (code < 48 || code > 57) continue;
+    if (!/^[0-9]/.test(entry)) continue;
     const pid = Number(entry);
     const info = wanted(pid) ? readProc(pid) : null;
     if (info !== null) out.push(info);
@@ -57,7 +51,6 @@ function readListed(entries: string[], wanted: (pid: number) => boolean): ProcIn
   return out;
 }
 
-/** The number `pattern` captures in the /proc file `path`; null when unreadable or unmatched. */
 function readProcNumber(path: string, pattern: RegExp): number | null {
   const match = pattern.exec(readProcBytes(path)?.toString('latin1') ?? '');
   return match === null ? null : Number(match[1]);
@@ -99,19 +92,12 @@ export function recentProcesses(maxAgeMs: number): readonly ProcInfo[] {
   return shared.procs;
 }
 
-export function isDeadState(state: string): boolean {
-  return state === 'Z' || state === 'X' || state === 'x';
-}
+export const isDeadState = (state: string): boolean => state === 'Z' || state === 'X' || state === 'x';
 
-/** A process that is gone for a tree's purposes: dead (a zombie), or one the kernel is tearing down. */
-export function isGone(p: Pick<ProcInfo, 'state' | 'exiting'>): boolean {
-  return p.exiting || isDeadState(p.state);
-}
+export const isGone = (p: Pick<ProcInfo, 'state' | 'exiting'>): boolean => p.exiting || isDeadState(p.state);
 
 /** True when the environment `pid` started with holds the variable `key` (our marker); false when unreadable. */
-export function environHasKey(pid: number, key: string): boolean {
-  return environKey(pid, key) === true;
-}
+export const environHasKey = (pid: number, key: string): boolean => environKey(pid, key) === true;
 
 /** Null when it reads empty: a process mid-exec has none for a moment, as has one started with none. */
 export function environKey(pid: number, key: string): boolean | null {
@@ -123,6 +109,4 @@ export function environKey(pid: number, key: string): boolean | null {
 }
 
 /** Bytes `pid` has written so far (wchar of /proc/PID/io: files, pipes, terminals), or 0 when unreadable. */
-export function bytesWritten(pid: number): number {
-  return readProcNumber(`/proc/${pid}/io`, /^wchar: (\d+)$/m) ?? 0;
-}
+export const bytesWritten = (pid: number): number => readProcNumber(`/proc/${pid}/io`, /^wchar: (\d+)$/m) ?? 0;

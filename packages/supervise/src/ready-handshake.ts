@@ -2,7 +2,6 @@
 import { closeSync, fstatSync, writeSync } from 'node:fs';
 import { orElse } from '@leap/core';
 
-/** The variable naming the fd on which the supervisor reports that NAME.pid is written. */
 export const READY_FD_VAR = 'LEAP_DETACH_READY_FD';
 
 export const READY_FD = 3;
@@ -14,7 +13,6 @@ export function readyFd(env: NodeJS.ProcessEnv): number | null {
   return isPipe(Number(value)) === true ? Number(value) : null;
 }
 
-/** Whether `fd` is a pipe or socket; null when it is not open. */
 export function isPipe(fd: number): boolean | null {
   const stat = orElse(() => fstatSync(fd), null);
   return stat === null ? null : stat.isFIFO() || stat.isSocket();
@@ -27,10 +25,8 @@ function report(fd: number | null, line: string): void {
   closeReady(fd);
 }
 
-/** NAME.pid is written: `ready PID RUN`. */
 export const reportReady = (fd: number | null, pid: number, run: string): void => report(fd, `ready ${pid} ${run}\n`);
 
-/** Why start-up failed: `error MESSAGE`, one line. */
 export const reportFailure = (fd: number | null, message: string): void =>
   report(fd, `error ${message.replace(/\n/g, ' ')}\n`);
 

@@ -10,7 +10,6 @@ import {
 import { writeExitFile } from './leaf-files.js';
 import type { KillOutcome } from './kill-tree.js';
 
-/** How a supervised run ended: what NAME.exit and the exit event record. */
 export interface SuperviseResult {
   name: string;
   code: number;
@@ -39,7 +38,6 @@ export interface EndDetails {
   kill?: Pick<KillOutcome, 'leftovers' | 'escaped' | 'unkillable'>;
 }
 
-/** Append an event; a log that cannot be written adds a warning instead of changing the run's result. */
 export function appendEventSafely(file: string, event: LeapEvent, warnings: string[]): void {
   try {
     appendEvent(file, event);
@@ -48,9 +46,7 @@ export function appendEventSafely(file: string, event: LeapEvent, warnings: stri
   }
 }
 
-/** Write NAME.exit, then append the exit event; failures become warnings on `result`. */
 export function recordEnd(paths: StatePaths, result: SuperviseResult, context: EventContext): void {
-  const some = <T>(value: T, keep: boolean): T | undefined => (keep ? value : undefined);
   try {
     writeExitFile(paths.exit(result.name), {
       code: result.code,
@@ -60,21 +56,14 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
       leafCode: result.leafCode ?? undefined,
       signal: result.signal ?? undefined,
       received: result.received ?? undefined,
-      leftovers: some(result.leftovers, result.leftovers > 0),
-      escaped: some(result.escaped, result.escaped > 0),
-      unkillable: some(result.unkillable.join(','), result.unkillable.length > 0),
+      leftovers: result.leftovers || undefined,
+      escaped: result.escaped || undefined,
+      unkillable: result.unkillable.join(',') || undefined,
       error: result.error ?? undefined,
     });
   } catch (error) {
     result.warnings.push(`cannot write ${paths.exit(result.name)}: ${(error as Error).message}`);
   }
-  // Fields beyond the schema's (it accepts more): who ran, what escaped, what the supervisor received.
-  const extra: Record<string, unknown> = {};
-  if (result.escaped > 0) extra.escaped = result.escaped;
-  if (result.received !== null) extra.received = result.received;
-  if (result.leafPid !== null) extra.leaf_pid = result.leafPid;
-  if (result.error !== null) extra.error = result.error;
-  extra.sandbox = result.sandbox;
   const fields = {
     leaf: result.name,
     code: result.code,
@@ -84,12 +73,16 @@ export function recordEnd(paths: StatePaths, result: SuperviseResult, context: E
     signal: result.signal,
     run: result.run,
     leftovers: result.leftovers,
-    ...extra,
+    // Fields beyond the schema's (it accepts more): who ran, what escaped, what the supervisor received.
+    ...(result.escaped > 0 && { escaped: result.escaped }),
+    ...(result.received !== null && { received: result.received }),
+    ...(result.leafPid !== null && { leaf_pid: result.leafPid }),
+    ...(result.error !== null && { error: result.error }),
+    sandbox: result.sandbox,
   };
   appendEventSafely(paths.events, createEvent('exit', fields, context), result.warnings);
 }
 
-/** The status line the supervisor prints on stderr: `supervise[NAME]: STATUS`, then any details. */
 export function formatStatusLine(result: SuperviseResult): string {
   const details: string[] = [];
   if (result.leftovers > 0) details.push(`leftovers=${result.leftovers}`);

@@ -6,7 +6,6 @@ import { killTree, type KillOutcome, type Leader } from './kill-tree.js';
 import { setLongTimeout, sleep } from './long-timer.js';
 import { monitorTree } from './tree-monitor.js';
 
-/** Why the supervisor ended a leaf; the status is `killed-<reason>`. */
 type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
 
 /** `leafCode` is null when a signal ended the leaf (or it never ended); `reason`, when the supervisor ended it. */
@@ -17,7 +16,6 @@ export interface RunLeafOptions {
   pid: number;
   /** A start time no descendant of the leaf can precede (the supervisor's own, in clock ticks). */
   notBefore: number;
-  /** The environment variable every descendant carries (see buildLeafEnv). */
   marker: string;
   /** Where a `now` stop request is read; null: none ends it (a suite run, whose caller reads stops itself). */
   stopFile: string | null;
@@ -34,7 +32,6 @@ const NO_KILL: KillOutcome = { leftovers: 0, escaped: 0, unkillable: [], escalat
 const STOP_POLL_MS = 500;
 const SANDBOX_SETTLE_MS = 50;
 
-/** Follow `child` to its end: timeout, idle limit, `now` stop requests; leftovers are ended after it exits. */
 export function runLeaf(options: RunLeafOptions): RunningLeaf {
   const { child } = options;
   const tree = new LeafTree(options.pid, options.notBefore, options.marker);
@@ -54,12 +51,7 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
   const startKill = (): Promise<KillOutcome> => {
     if (killing === null) {
       killing = killTree(tree, leader, { graceMs: options.killAfterMs });
-      killing.then(
-        (k) => {
-          if (k.unkillable.length > 0) giveUp(null);
-        },
-        () => giveUp(null),
-      );
+      killing.then((k) => k.unkillable.length > 0 && giveUp(null)).catch(() => giveUp(null));
     }
     return killing;
   };

@@ -3,7 +3,6 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { HOME_CACHES, layerOps } from './sandbox-layer.js';
 import type { FsView, MountOp, Plan } from './sandbox-plan.js';
 
-/** Places under home that hold credentials: absent inside every sandbox. */
 export const CREDENTIAL_PATHS: readonly string[] = (
   '.ssh .gnupg .aws .config/gh .netrc .npmrc .docker .kube .git-credentials .config/git/credentials ' +
   '.config/hub .config/gcloud .azure .pypirc .cargo/credentials .cargo/credentials.toml ' +
@@ -18,7 +17,6 @@ const AGENT_CLI_PATHS: readonly string[] = (
   '.local/share/amp .config/goose .local/share/goose .crush .config/crush'
 ).split(' ');
 
-/** Folders private to each leaf (an empty tmpfs inside). */
 export const PRIVATE_DIRS: readonly string[] = ['/tmp', '/var/tmp'];
 
 type Rule = 'hide' | 'ro' | 'rw' | 'layer';
@@ -108,8 +106,7 @@ function homeRules({ spec, tree, read, write }: Plan, home: string): Node {
   // A path's place in home (relative paths are taken from it), or null when outside or home itself.
   const relHome = (p: string): string | null => {
     const full = isAbsolute(p) ? resolve(p) : join(home, p);
-    const rel = inside(full, home) ? relative(home, full) : '';
-    return rel === '' ? null : rel;
+    return (inside(full, home) && relative(home, full)) || null;
   };
   const hidden = [...CREDENTIAL_PATHS, ...AGENT_CLI_PATHS];
   for (const p of hidden) addRule(root, p, 'hide');

@@ -8,7 +8,6 @@ export const DEPENDENCY_CACHES: readonly string[] = ['.cache', '.vite', '.vite-t
 /** Places in home a test run writes (Go's build cache, every tool that follows XDG): the writer's own, else a layer. */
 export const HOME_CACHES: readonly string[] = ['.cache'];
 
-/** An entry of a folder of links (an unsandboxed copy's node_modules): a folder (`@scope`) or a link (`target`). */
 export type LayerEntry = { path: string; kind: 'dir' | 'link'; target?: string };
 
 /** A symlink keeps its own target and `@scope` is a folder of the layer, so relative links resolve as in `over`. */

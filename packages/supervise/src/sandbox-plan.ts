@@ -4,7 +4,6 @@ import { onceView } from './once-view.js';
 import { homeOps, inside, PRIVATE_DIRS } from './sandbox-home.js';
 import { DEPENDENCY_CACHES, layerOps } from './sandbox-layer.js';
 
-/** Writers may write their tree; readers work in a throwaway copy of it. */
 export type SandboxRole = 'writer' | 'reader';
 
 /** What a leaf may reach. Every path is absolute (relative ones are taken from `cwd`). */
@@ -14,7 +13,6 @@ export interface SandboxSpec {
   tree: string;
   /** A writer's copy of the tree, made here and bound at its path, its changes put back at the end (apart.ts). */
   apart?: string;
-  /** The leaf's working directory inside (default: the tree). */
   cwd?: string;
   /** The home folder (default: HOME of the environment). Read-only, credential places absent. */
   home?: string;
@@ -46,12 +44,10 @@ export interface SandboxSpec {
 }
 
 export interface FsView {
-  /** `dir`'s entries, or null when it is not a readable folder. */
   list(dir: string): FsEntry[] | null;
   /** What `path` is (symlinks are reported as such, not followed), or null when absent. */
   kind(path: string): 'dir' | 'file' | 'symlink' | null;
   realpath(path: string): string | null;
-  /** A small text file (a `.git` file, `commondir`), or null. */
   readText(path: string): string | null;
 }
 
@@ -60,7 +56,6 @@ export type FsEntry = { name: string; kind: 'dir' | 'file' | 'symlink'; target?:
 export const DEFAULT_STATE_DIRS: readonly string[] = ['.tdd', '.leap'];
 export const DEFAULT_LINK_READ_ONLY: readonly string[] = ['node_modules', '.venv', 'venv'];
 
-/** One mount (or namespace-building) operation, in bwrap's order. */
 type BindOp = { op: 'ro-bind' | 'bind'; src: string; dest: string };
 type DestOp = { op: 'tmpfs' | 'remount-ro' | 'dev' | 'proc' | 'dir'; dest: string };
 export type MountOp = BindOp | DestOp | { op: 'symlink'; target: string; dest: string };
@@ -79,7 +74,6 @@ export function mainRepoRoot(tree: string, view: FsView): string | null {
 /** A path bound read-write inside a masked folder: `src` (the reader's copy, or the path itself) at `dest`. */
 type Keep = { src: string; dest: string };
 
-/** A plan being made: the spec with its paths made absolute, the host, and the mounts so far. */
 export interface Plan {
   spec: SandboxSpec;
   options: PlanOptions;
@@ -132,7 +126,6 @@ export interface PlanOptions {
   statusFd?: number;
 }
 
-/** Why a spec cannot be sandboxed (a tree that holds the home folder, a relative path). */
 export class SandboxSpecError extends Error {}
 
 export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOptions = {}): MountOp[] {
@@ -191,7 +184,6 @@ function outerOps({ spec, view, ops, tree, home, read, write, readable }: Plan):
     const hidden = PRIVATE_DIRS.some((d) => r !== d && inside(r, d)) && !inside(r, tree);
     if (hidden && view.kind(r) === 'file') ops.push({ op: 'ro-bind', src: r, dest: r });
   }
-  // Declared paths and the leaf's own agent folder outside home, read-write, outer first, before home and the tree.
   const rw = [...write, ...agentOutside(spec)];
   const binds = [...read.map((p) => [p, 'ro-bind'] as const), ...rw.map((p) => [p, 'bind'] as const)];
   const depth = (p: string): number => p.split(sep).length;
@@ -223,7 +215,6 @@ function repositoryRules(plan: Plan): void {
   }
 }
 
-/** The bwrap arguments of a plan (what comes between `bwrap` and the leaf's command). */
 export function bwrapArgs(spec: SandboxSpec, view: FsView, options: PlanOptions = {}): string[] {
   const argv: string[] = [];
   for (const op of planMounts(spec, view, options)) {
@@ -266,11 +257,9 @@ export function sandboxEnv(
   env: NodeJS.ProcessEnv,
   spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>,
 ): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
   const pass = spec.passEnv ?? [];
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || name === 'TMPDIR') continue;
-    if (spec.inheritEnv === true || allowed(name, pass)) out[name] = value;
-  }
-  return { ...out, ...spec.env };
+  const kept = Object.entries(env).filter(
+    ([name, value]) => value !== undefined && name !== 'TMPDIR' && (spec.inheritEnv === true || allowed(name, pass)),
+  );
+  return { ...Object.fromEntries(kept), ...spec.env };
 }

@@ -39,7 +39,6 @@ import {
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
 export const EXIT_NO_SANDBOX = 2;
 
-/** The sandbox cannot be made here: bwrap is missing, or the kernel refuses the namespaces it needs. */
 export class SandboxUnavailableError extends LeapError {
   constructor(
     message: string,
@@ -51,7 +50,6 @@ export class SandboxUnavailableError extends LeapError {
 
 const INSTALL = 'apt-get install bubblewrap';
 
-/** bwrap's path, or a SandboxUnavailableError naming the cause and what to install. */
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
   const bwrap =
     env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
@@ -65,7 +63,6 @@ export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
   return bwrap;
 }
 
-/** Why bwrap failed to make namespaces, from its own words, in one line. */
 export function namespaceCause(stderr: string): string {
   const line = stderr.trim().split('\n')[0]?.trim() || 'no message';
   const cause = /user namespace|uid map|setting up uid|No permissions to creat|max_\S*namespaces|ENOSPC/i.test(line)
@@ -100,10 +97,7 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
   return bwrap;
 }
 
-/** Forget the trial runs (tests that change PATH or the kernel's answer). */
-export function resetSandboxCheck(): void {
-  probed.clear();
-}
+export const resetSandboxCheck = (): void => probed.clear();
 
 /** A reader's copy less `.git`, state and `linkReadOnly` folders (returned); modes, times kept, files cloned. */
 export function copyTree(
@@ -159,12 +153,10 @@ export function copyTree(
   return linked;
 }
 
-/** A sandbox ready to spawn: the command line that replaces the leaf's, its environment, and the clean-up. */
 export interface PreparedSandbox {
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
-  /** The reader's copy (removed by `cleanup`), or null for a writer. */
   copy: string | null;
   /** Remove what the sandbox made on the host (the reader's copy and every write in it). Idempotent. */
   cleanup(): void;
@@ -181,6 +173,8 @@ function argvFiles(command: string, args: readonly string[], cwd: string): strin
   return out;
 }
 
+const badSpec = (why: string) => new SandboxUnavailableError(`cannot sandbox the leaf: ${why}`, 'bad-spec');
+
 /** `env` is the leaf's before filtering; throws SandboxUnavailableError (exit 2), with nothing left behind. */
 export function prepareSandbox(
   spec: SandboxSpec,
@@ -193,11 +187,7 @@ export function prepareSandbox(
   const home = spec.home ?? env.HOME;
   const homeReal = home === undefined || home === '' ? undefined : (hostView.realpath(home) ?? home);
   const tree = hostView.realpath(spec.tree) ?? resolve(spec.tree);
-  if (hostView.kind(tree) !== 'dir')
-    throw new SandboxUnavailableError(
-      `cannot sandbox the leaf: its tree ${JSON.stringify(spec.tree)} is not a folder`,
-      'bad-spec',
-    );
+  if (hostView.kind(tree) !== 'dir') throw badSpec(`its tree ${JSON.stringify(spec.tree)} is not a folder`);
   const cwd = spec.cwd === undefined ? tree : (hostView.realpath(spec.cwd) ?? resolve(spec.cwd));
   const resolvedCommand = findExecutable(command, env.PATH, cwd) ?? command;
   const commandReal = hostView.realpath(resolvedCommand) ?? resolvedCommand;
@@ -225,12 +215,8 @@ export function prepareSandbox(
     if (spec.role === 'reader') {
       copy = mkdtempSync(join(tmpdir(), 'leap-reader-'));
       chmodSync(copy, statSync(tree).mode & 0o7777); // the copy's root shows the tree's own mode, not mkdtemp's 0700
-      const linked = copyTree(tree, copy, {
-        stateDirs: spec.stateDirs,
-        linkReadOnly: spec.linkReadOnly,
-        skip: spec.hide,
-      });
-      copies = { copy, linked };
+      const { stateDirs, linkReadOnly, hide: skip } = spec;
+      copies = { copy, linked: copyTree(tree, copy, { stateDirs, linkReadOnly, skip }) };
     } else if (apart !== null) copies = { copy: apart, own: makeApart(tree, apart, spec.stateDirs) };
     const leafArgs = [...bwrapArgs(full, hostView, { ...options, ...copies }), '--', resolvedCommand, ...args];
     // No coverage inside (issue 43): the key is kept, undefined, so Node does not add the caller's NODE_V8_COVERAGE.
@@ -238,8 +224,7 @@ export function prepareSandbox(
     return { command: bwrap, args: leafArgs, env: leafEnv, copy, cleanup };
   } catch (error) {
     cleanup();
-    if (error instanceof SandboxSpecError)
-      throw new SandboxUnavailableError(`cannot sandbox the leaf: ${error.message}`, 'bad-spec');
+    if (error instanceof SandboxSpecError) throw badSpec(error.message);
     throw error;
   }
 }
@@ -265,5 +250,4 @@ export function parseSandboxSetting(value: string, what: string): 'writer' | 're
   throw new SandboxSettingError(`${what} must be writer, reader, on or off, got ${JSON.stringify(value)}`);
 }
 
-/** A bad --sandbox or LEAP_SANDBOX value (a usage error of the command that reads it). */
 export class SandboxSettingError extends Error {}

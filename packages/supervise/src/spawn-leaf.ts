@@ -14,10 +14,8 @@ export function startFailureCode(errno: string | undefined): number {
 
 export function startFailure(command: string, error: NodeJS.ErrnoException): { code: number; reason: string } {
   const what = error.code === 'ENOENT' ? 'command not found' : 'cannot execute';
-  return {
-    code: startFailureCode(error.code),
-    reason: `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`,
-  };
+  const reason = `${what}: ${JSON.stringify(command)} (${error.code ?? error.message})`;
+  return { code: startFailureCode(error.code), reason };
 }
 
 /** The leaf's descriptors (`status`: its fd 3, bwrap's --json-status-fd); each one left out is the supervisor's. */

@@ -17,12 +17,8 @@ export type StopOptions = { env?: NodeJS.ProcessEnv; cwd?: string };
 const stopFile = (options: StopOptions) =>
   statePaths(resolveStateDir(options.env ?? process.env, options.cwd ?? process.cwd()));
 
-/** Is a stop pending? none, the requested mode, or unreadable (a stop file that holds anything else). */
-export function checkStop(options: StopOptions = {}): StopRequest {
-  return readStopRequest(stopFile(options).stop);
-}
+export const checkStop = (options: StopOptions = {}): StopRequest => readStopRequest(stopFile(options).stop);
 
-/** Write a stop request (at-ledger, at-leaf or now) and append a `stop` event (action requested). */
 export function requestStopLogged(mode: string, options: StopOptions = {}): StopMode {
   const files = stopFile(options);
   const context = readEventContext(files.dir, options.env ?? process.env);
@@ -31,7 +27,6 @@ export function requestStopLogged(mode: string, options: StopOptions = {}): Stop
   return written;
 }
 
-/** Remove any stop request and append a `stop` event (action cleared, with the mode that was pending). */
 export function clearStopLogged(options: StopOptions = {}): StopRequest {
   const files = stopFile(options);
   const context = readEventContext(files.dir, options.env ?? process.env);

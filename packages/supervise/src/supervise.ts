@@ -60,7 +60,7 @@ export interface SuperviseOptions {
   lifeline?: boolean;
 }
 
-/** Signals to the supervisor that end the leaf. SIGUSR1 is Node's (the inspector) and is not handled. */
+// SIGUSR1 is Node's (the inspector) and is not handled.
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
 
 /** Throws a UsageError (exit 125) only before NAME is known and locked; after that every failure is recorded. */
@@ -269,11 +269,7 @@ class Supervision {
   }
 }
 
-function roleOf(name: string): { actor: string | null; phase: string | null; attempt: number | null } {
-  try {
-    const { actor, phase, attempt } = leafRole(name);
-    return { actor, phase, attempt };
-  } catch {
-    return { actor: null, phase: null, attempt: null };
-  }
+function roleOf(name: string) {
+  const role = orElse(() => leafRole(name), null);
+  return { actor: role?.actor ?? null, phase: role?.phase ?? null, attempt: role?.attempt ?? null };
 }

@@ -5,20 +5,12 @@ import { recentProcesses } from './proc-scan.js';
 import { nowMs } from './long-timer.js';
 import { orElse } from '@leap/core';
 
-/** How often descendants are looked up when no idle limit asks for more. */
 export const TRACK_INTERVAL_MS = 1000;
 // Monitors of one process whose ticks fall this close together share a snapshot (see recentProcesses).
 const SHARED_SNAPSHOT_MS = 20;
 
-// Bytes in the supervisor's stdout and stderr, when they are files (the usual redirection).
-function outputSize(): number {
-  let size = 0;
-  for (const fd of [1, 2]) {
-    const stat = orElse(() => fstatSync(fd), null);
-    if (stat?.isFile()) size += stat.size;
-  }
-  return size;
-}
+const outputSize = (): number =>
+  [1, 2].map((fd) => orElse(() => fstatSync(fd), null)).reduce((sum, s) => sum + (s?.isFile() ? s.size : 0), 0);
 
 export function monitorInterval(idleMs: number): number {
   return idleMs > 0 ? Math.min(TRACK_INTERVAL_MS, Math.max(25, Math.floor(idleMs / 4))) : TRACK_INTERVAL_MS;

@@ -6,10 +6,8 @@ export function asUsage<T>(check: () => T): T {
   try {
     return check();
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error), {
-      exitCode: EXIT_USAGE,
-      cause: error,
-    });
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(message, { exitCode: EXIT_USAGE, cause: error });
   }
 }
 

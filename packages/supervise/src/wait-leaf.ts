@@ -5,7 +5,7 @@ import { watchDir, type DirWatch } from './dir-watch.js';
 import { nowMs, setLongTimeout } from './long-timer.js';
 import { WAIT_BUDGET_SPENT, WAIT_SUPERVISOR_GONE } from './exit-codes.js';
 
-/** Default budget of one leap-wait call: under the 600 s cap of a foreground tool call. */
+// Under the 600 s cap of a foreground tool call.
 const DEFAULT_WAIT_BUDGET_MS = 590_000;
 
 export interface WaitOptions {
@@ -14,12 +14,10 @@ export interface WaitOptions {
   budgetMs?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  /** First poll interval (ms); it grows to `maxPollMs`. */
   pollMs?: number;
   maxPollMs?: number;
 }
 
-/** What a wait ended with: the leaf's record, budget-spent (3) or supervisor-gone (2). */
 export interface WaitResult {
   name: string;
   code: number;
@@ -32,8 +30,6 @@ export interface WaitResult {
 // The exit file answers only if it belongs to the run NAME.pid names (a stale file from an earlier run does not).
 const ownExit = (exit: ExitRecord | null, pid: PidRecord | null): ExitRecord | null =>
   exit !== null && (pid === null || exit.run === pid.run) ? exit : null;
-
-const supervisorAlive = (pid: PidRecord): boolean => Number.isInteger(pid.pid) && isProcessAlive(pid);
 
 /** No NAME.pid yet is a supervisor still starting: keep waiting; a dead, zombie or reused one is supervisor-gone. */
 export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
@@ -51,17 +47,17 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
     const pid = readPidFile(pidFile);
     const exit = ownExit(readExitFile(exitFile), pid);
     if (exit !== null) return done(exit.code, exit.status, exit, pid);
-    if (pid === null || supervisorAlive(pid)) return null;
+    if (pid === null || (Number.isInteger(pid.pid) && isProcessAlive(pid))) return null;
     // Gone: the exit file may have been written just before it died.
     const last = ownExit(readExitFile(exitFile), readPidFile(pidFile));
-    return last !== null
-      ? done(last.code, last.status, last, pid)
-      : done(WAIT_SUPERVISOR_GONE, 'supervisor-gone', null, pid);
+    if (last !== null) return done(last.code, last.status, last, pid);
+    return done(WAIT_SUPERVISOR_GONE, 'supervisor-gone', null, pid);
   };
 
+  const spent = (): WaitResult => done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile));
   const first = look();
   if (first !== null) return first;
-  if (budget <= 0) return done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile));
+  if (budget <= 0) return spent();
 
   return new Promise<WaitResult>((resolve) => {
     let poll = options.pollMs ?? 50;
@@ -94,13 +90,7 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
         if (!finished) arm();
       }, poll);
     };
-    const cancelBudget = setLongTimeout(
-      () => {
-        check();
-        finish(done(WAIT_BUDGET_SPENT, 'budget-spent', null, readPidFile(pidFile)));
-      },
-      Math.max(0, budget - (nowMs() - started)),
-    );
+    const cancelBudget = setLongTimeout(() => finish(look() ?? spent()), Math.max(0, budget - (nowMs() - started)));
     watcher = watchDir(paths.dir, onChange);
     check();
     if (!finished) arm();

@@ -42,9 +42,7 @@ void runCli(
       return 0;
     }
     const json = values.json === true;
-    const print = (record: object): void => {
-      if (json) writeFd(1, `${JSON.stringify(record)}\n`);
-    };
+    const print = (record: object) => json && writeFd(1, `${JSON.stringify(record)}\n`);
     const [action = 'check', ...rest] = positionals;
     if (action === 'orphans') return orphans(rest, values.lines, json);
     const arity = action === 'request' ? 1 : 0;
@@ -99,12 +97,9 @@ async function orphans(args: string[], lines: string | undefined, json: boolean)
     writeFd(2, `leap-stop: supervisor ${pid} is alive: its leaves are its own (nothing ended)\n`);
     return 1;
   }
-  writeFd(
-    1,
-    json
-      ? `${JSON.stringify({ action: 'orphans', leaves: sweep.leaves, killed: sweep.killed })}\n`
-      : `ended ${sweep.killed} processes of ${sweep.leaves.length} leaves left by ${pid}` +
-          `${sweep.leaves.length > 0 ? `: ${sweep.leaves.join(', ')}` : ''}\n`,
-  );
+  const { leaves, killed } = sweep;
+  const list = leaves.length > 0 ? `: ${leaves.join(', ')}` : '';
+  const text = `ended ${killed} processes of ${leaves.length} leaves left by ${pid}${list}\n`;
+  writeFd(1, json ? `${JSON.stringify({ action: 'orphans', leaves, killed })}\n` : text);
   return 0;
 }
