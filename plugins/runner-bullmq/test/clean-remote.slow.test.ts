@@ -55,6 +55,11 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
     // A worker's clone names nothing of either slice (no branch, no fetched ref): clean has nothing to remove there.
     // m2 clones now, when the remote holds both slices' branches; m1 cloned before any.
     m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
+    // Bad input first, meanwhile (it changes nothing, as is checked below): no queue secret.
+    const refused = spawnLeap(
+      ['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote],
+      { cwd: repo, env: testEnv({ LEAP_QUEUE_SECRET: '' }) },
+    );
     await m2.waitFor(/waiting for rounds/);
     for (const machine of [m1, m2]) {
       const cloneRefs = git(join(machine.dir, 'w', 'repo.git'), 'for-each-ref', '--format=%(refname)')
@@ -70,11 +75,7 @@ test("after a run: the remote's leap/SLICE/* branches and the slice's finished j
     const completed = async () => (await listen.zrange(`${PREFIX}:${QUEUE}:completed`, 0, -1)).sort();
     assert.is((await completed()).length, 2);
 
-    // Bad input first: no queue secret. Nothing is removed, here or on the remote.
-    const refused = spawnLeap(
-      ['slice', 'clean', slices[0] as string, '--runner', 'bullmq', '--redis', redis.url, '--remote', remote],
-      { cwd: repo, env: testEnv({ LEAP_QUEUE_SECRET: '' }) },
-    );
+    // The bad input (no queue secret) refused: nothing is removed, here or on the remote.
     assert.is((await refused.exited).code, 2, refused.err());
     assert.match(refused.err(), /the queue needs a secret/);
     assert.equal(remoteHeads(), ['leap/gone/a', 'leap/kept/a']);

@@ -33,8 +33,9 @@ test("leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
   const name = (hostileTitles(2, 3)[1] as string).replace(/\p{Cc}/gu, ' ');
   const m1 = spawnWorker(redis.url, remote, name, ['--agents', agents]);
   try {
-    await m1.waitFor(/waiting for rounds/);
-    const out = await call(
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
+    const running = call(
       sliceCommand,
       [
         'run',
@@ -56,6 +57,7 @@ test("leap slice run FILE --runner bullmq --redis URL --remote URL --json: one w
       repo,
       testEnv({ LEAP_BULLMQ_POLL_MS: '600000' }),
     );
+    const [, out] = await Promise.all([ready, running]);
     assert.is(out.code, 0, out.stderr + m1.err());
     const summary = JSON.parse(out.stdout) as { receipt: number; balls: { id: string; receipt: number }[] };
     assert.equal([summary.receipt, summary.balls.map((b) => [b.id, b.receipt])], [1, [['a', 1]]]);

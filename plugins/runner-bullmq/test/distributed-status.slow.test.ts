@@ -109,8 +109,10 @@ test("a round's progress through BullMQ's job progress: the worker's phases in o
     }
   };
   try {
-    await m1.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 1 });
+    await ready;
     const building = await until('x building, its builder waiting', () =>
       picture()?.phase === 'building' ? picture() : null,
     );

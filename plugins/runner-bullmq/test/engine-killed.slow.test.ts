@@ -42,8 +42,11 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     c: { '*': { wait_for: gate, edits: [{ path: 'src/c.txt', content: 'C\n' }] } },
   });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
+  // Stopped at the end if the test failed before it ended (a live engine would outlast the test).
+  let engine: ReturnType<typeof spawnLeap> | null = null;
   try {
-    await m1.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
     const args = [
       'slice',
       'run',
@@ -61,7 +64,8 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
       '--reviewers',
       'r1,r2',
     ];
-    const engine = spawnLeap(args, { cwd: repo });
+    engine = spawnLeap(args, { cwd: repo });
+    await ready;
     await engine.waitFor(/ball a: merged onto leap\/again\/spine/);
     await m1.waitFor(/again\/c round 1: taken/);
     engine.child.kill('SIGKILL');
@@ -104,7 +108,7 @@ test('the engine SIGKILLed mid-slice and run again: it resumes, and nothing that
     assert.is(eventsOf(repo, 'merge').filter((e) => e.ball === 'a').length, 1);
     assert.ok(readLeap(repo, 'again', 'record.json') !== null);
   } finally {
-    await stopAll(redis, m1);
+    await stopAll(redis, m1, engine);
   }
 });
 

@@ -45,9 +45,12 @@ test('TERM while a worker builds the round (its builder never ends): the engine 
   const { remote, repo, dir } = setupRemote(BASE);
   const { file, agents } = oneBall(dir, 'term', gateFile(dir, 'never'));
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
+  // Stopped at the end if the test failed before it ended (a live engine would outlast the test).
+  let engine: ReturnType<typeof spawnLeap> | null = null;
   try {
-    await m1.waitFor(/waiting for rounds/);
-    const engine = spawnLeap(
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
+    engine = spawnLeap(
       [
         'slice',
         'run',
@@ -65,6 +68,7 @@ test('TERM while a worker builds the round (its builder never ends): the engine 
       ],
       { cwd: repo },
     );
+    await ready;
     await m1.waitFor(/term\/a round 1: taken/);
     await until('the builder leaf on the worker', () =>
       existsSync(join(m1.dir, 'w', 'state', 'term', 'a', 'build-a-1.pid')),
@@ -76,7 +80,7 @@ test('TERM while a worker builds the round (its builder never ends): the engine 
     assert.match(engine.err(), /ball a: .*stopped by SIGTERM: the engine stopped waiting for term\.a\.r1\./);
     assert.is(readLeap<{ receipt: number }>(repo, 'term', 'a', 'result.json')?.receipt, 0, 'held: run again to resume');
   } finally {
-    await stopAll(redis, m1);
+    await stopAll(redis, m1, engine);
   }
 });
 
@@ -115,8 +119,10 @@ test("a moment's outage of the remote on the engine's side (its first two pushes
   const { file, agents } = oneBall(dir, 'blip');
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
-    await m1.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents);
+    await ready;
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}`);
     assert.is(readFileSync(count, 'utf8').trim(), '2', 'two pushes were refused before one went through');

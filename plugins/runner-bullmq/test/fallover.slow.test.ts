@@ -203,8 +203,10 @@ test("a real worker's builder (the claude plugin over a stand-in CLI whose vendo
   writeFileSync(agents, JSON.stringify(parsed));
   const worker = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
-    await worker.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = worker.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { builder: 'cl,b' });
+    await ready;
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
     assert.equal(launchesOf(dir, 'cl'), ['x 1']);
@@ -257,11 +259,13 @@ test("a juror whose vendor ran dry on one ball's jury (on a worker) is passed ov
   writeFileSync(agents, JSON.stringify(parsed));
   const worker = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
   try {
-    await worker.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = worker.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, {
       reviewers: ['r1', 'clr'],
       alternates: ['r2'],
     });
+    await ready;
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${worker.err()}`);
     type Seats = { jury: { seats: { reviewer: string; dry?: string }[] } };

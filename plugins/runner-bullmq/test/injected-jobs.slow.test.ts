@@ -221,11 +221,13 @@ test('every field of a job is checked on the worker before anything is touched: 
     cases.push([id, good, reason]);
   }
   try {
-    await m1.waitFor(/waiting for rounds/);
+    // The jobs are queued while the worker starts, the queue paused until it is up.
+    const ready = m1.waitFor(/waiting for rounds/);
     await queue.pause();
     for (const [id] of cases) await queue.add('round', data.get(id), { jobId: id, attempts: 3 });
     // Data that is not JSON at all, as redis-cli would leave it.
     await connection.hset(`${PREFIX}:${QUEUE}:not-json`, 'data', '{"v":1,"request":');
+    await ready;
     await queue.resume();
     const states = await ended(
       queue,

@@ -42,8 +42,10 @@ test("the worker builds, cannot push, spends the job's attempts with backoff; th
   const agents = writeAgents(dir, { a: { '*': { edits: [{ path: 'src/a.txt', content: 'A\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents], testEnv({ LEAP_TEST_REFUSE_PUSH: '1' }));
   try {
-    await m1.waitFor(/waiting for rounds/);
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents);
+    await ready;
     const summary = await running;
     const said = m1
       .err()

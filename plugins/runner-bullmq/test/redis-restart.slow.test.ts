@@ -7,6 +7,8 @@ import {
   ball,
   contentProof,
   eventsOf,
+  gateFile,
+  openGate,
   readLeap,
   runQueued,
   setupRemote,
@@ -35,10 +37,16 @@ test('Redis killed and started again in the middle of a slice (append-only file 
       }),
     ),
   });
+  // p's and q's builders wait at a gate opened once Redis is back: both rounds are in flight while it is down,
+  // however fast or slow the machine (r, after p, is queued only then).
+  const gate = gateFile(dir, 'restarted');
   const agents = writeAgents(
     dir,
     Object.fromEntries(
-      ids.map((id) => [id, { '*': { sleep_ms: 1500, edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } }]),
+      ids.map((id) => [
+        id,
+        { '*': { ...(id === 'r' ? {} : { wait_for: gate }), edits: [{ path: `src/${id}.txt`, content: `${id}\n` }] } },
+      ]),
     ),
   );
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents]);
@@ -51,6 +59,7 @@ test('Redis killed and started again in the middle of a slice (append-only file 
     assert.ok(existsSync(join(redis.dir, 'appendonlydir')), 'the append-only file is on disk');
     await new Promise((r) => setTimeout(r, 700));
     await redis.restart();
+    openGate(gate);
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m1.err()}\n${m2.err()}`);
     assert.equal(

@@ -80,8 +80,11 @@ test('a worker whose --repo is another repository: the round fails after its att
   const { file, agents } = oneBall(dir, 'wrong');
   const wrong = spawnWorker(redis.url, other.remote, 'wrong', ['--agents', agents]);
   try {
-    await wrong.waitFor(/waiting for rounds/);
-    const summary = await runQueued(redis.url, file, repo, agents).summary;
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = wrong.waitFor(/waiting for rounds/);
+    const run = runQueued(redis.url, file, repo, agents);
+    await ready;
+    const summary = await run.summary;
     assert.is(summary.receipt, 0);
     assert.match(
       summary.balls[0]?.reason ?? '',

@@ -39,9 +39,12 @@ test('a rerun after the engine was killed: the worker builds both rounds of the 
   const gate = gateFile(dir, 'both-taken');
   const agents = writeAgents(dir, { x: { '*': { wait_for: gate, edits: [{ path: 'src/x.txt', content: 'X\n' }] } } });
   const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--jobs', '2']);
+  // Stopped at the end if the test failed before it ended (a live engine would outlast the test).
+  let engine: ReturnType<typeof spawnLeap> | null = null;
   try {
-    await m1.waitFor(/waiting for rounds/);
-    const engine = spawnLeap(
+    // The engine starts while the worker does (it takes the round once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
+    engine = spawnLeap(
       [
         'slice',
         'run',
@@ -59,6 +62,7 @@ test('a rerun after the engine was killed: the worker builds both rounds of the 
       ],
       { cwd: repo },
     );
+    await ready;
     await m1.waitFor(/dup\/x round 1: taken/);
     const state = join(m1.dir, 'w', 'state', 'dup');
     await until("the first round's builder leaf", () => existsSync(join(state, 'x', 'build-x-1.pid')));
@@ -108,7 +112,7 @@ test('a rerun after the engine was killed: the worker builds both rounds of the 
     // The second round's checkout is given back when it ends.
     await until("the second round's checkout given back", () => !existsSync(join(m1.dir, 'w', 'work', 'dup', second)));
   } finally {
-    await stopAll(redis, m1);
+    await stopAll(redis, m1, engine);
   }
 });
 

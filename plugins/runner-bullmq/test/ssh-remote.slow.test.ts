@@ -31,7 +31,8 @@ test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
   const env = testEnv({ GIT_SSH_COMMAND: sshd.gitSshCommand });
   const m1 = spawnWorker(redis.url, url, 'm1', ['--agents', agents, '--jobs', '2'], env);
   try {
-    assert.ok((await m1.waitFor(/waiting for rounds/)).includes(`remote ${url}`));
+    // The engine starts while the worker does (it takes the rounds once it is up).
+    const ready = m1.waitFor(/waiting for rounds/);
     const engine = spawnLeap(
       [
         'slice',
@@ -57,6 +58,10 @@ test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
         env,
       },
     );
+    // The same slice run by the local runner in a clone of its own, meanwhile; compared below.
+    const localRun = runLocal(remote, file, agents, 2);
+    localRun.catch(() => undefined);
+    assert.ok((await ready).includes(`remote ${url}`));
     const end = await engine.exited;
     assert.is(end.code, 0, `${engine.err()}\n${m1.err()}\n${sshd.log()}`);
     assert.match(engine.err(), /ball x: round 1 \(worker m1\): receipt 1/);
@@ -74,7 +79,7 @@ test("leap slice run --remote ssh://USER@127.0.0.1:PORT/path and a worker whose 
       assert.is(git(remote, 'rev-parse', `leap/far/${id}`), git(repo, 'rev-parse', `leap/far/${id}`), id);
     assert.is(readLeap<{ worker: string }>(repo, 'far', 'y', 'round-1.json')?.worker, 'm1');
 
-    const local = await runLocal(remote, file, agents, 2);
+    const local = await localRun;
     assert.is(local.summary.receipt, 1);
     assert.is(spineTree(repo, 'far'), spineTree(local.repo, 'far'), 'the same spine tree');
     assert.equal(receiptsOf(repo, 'far', ['x', 'y']), receiptsOf(local.repo, 'far', ['x', 'y']));

@@ -66,6 +66,8 @@ for (const sandbox of ['off', 'on'] as const)
       await m1.waitFor(/waiting for rounds/);
       const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2 });
       await m1.waitFor(/dies\/x round 1: taken/);
+      // m2 starts now, while m1's builder leaf starts (y, after x, is not queued yet: m2 has nothing to take).
+      m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
       const events = join(m1.dir, 'w', 'state', 'dies', 'x', 'events.jsonl');
       // The builder leaf's pid, as its supervisor's launch line says (bwrap's, sandboxed).
       const leaf = await waitFor(
@@ -84,7 +86,6 @@ for (const sandbox of ['off', 'on'] as const)
       assert.is(leaf.sandbox, sandbox === 'off' ? 'off' : 'bwrap');
       assert.ok(alive(leaf.pid));
       assert.ok(processesUnder(m1.dir).length > 0, "the leaf works in the worker's checkout");
-      m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
       await m2.waitFor(/waiting for rounds/);
       m1.child.kill('SIGKILL');
       assert.is((await m1.exited).signal, 'SIGKILL');
@@ -136,6 +137,8 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2 });
     await m1.waitFor(/term\/x round 1: taken/);
+    // m2 starts now: it may build y meanwhile (m1 builds one round at a time), and x once m1 has handed it back.
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const pid = join(m1.dir, 'w', 'state', 'term', 'x', 'build-x-1.pid');
     assert.ok(await waitFor(() => existsSync(pid), 10_000), 'the builder leaf runs');
     m1.child.kill('SIGTERM');
@@ -150,7 +153,6 @@ test('a worker sent TERM while its builder leaf runs: the leaf is ended, the rou
     assert.not.match(m1.err(), /term\/x round 1: receipt/);
     assert.not.match(m1.err(), /term\/y round 1: taken/);
     openGate(gate);
-    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents]);
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
     assert.equal(

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
+import { cleanupTempDirs } from '@leap/test-utils';
 import { sliceCommand } from '@leap/slice/cli';
 import { workersCommand } from '../src/cli.js';
 import type { WorkersView } from '../src/workers.js';
@@ -10,13 +10,11 @@ import { seal } from '../src/sign.js';
 import {
   callCommand,
   gateFile,
-  here,
   openGate,
   readLeap,
   runQueued,
   SECRET,
   setupRemote,
-  spawnLeap,
   spawnWorker,
   startRedis,
   stopAll,
@@ -35,15 +33,8 @@ async function workersView(redis: string): Promise<WorkersView> {
   return JSON.parse(out.stdout) as WorkersView;
 }
 
-/** The agents file of `twoBalls` plus agent z of a family (fz) no round asks for. */
-function withOtherFamily(agents: string): string {
-  const data = JSON.parse(readFileSync(agents, 'utf8')) as { agents: Record<string, unknown> };
-  data.agents.z = { plugin: 'command', family: 'fz', command: [process.execPath, join(here, 'fixtures', 'leap.ts')] };
-  writeFileSync(agents, JSON.stringify(data, null, 2));
-  return agents;
-}
-
-const test = suite('leap workers: presence, drain, labels, priorities');
+// Labels, --max-leaf and priorities: labels-priorities.slow.test.ts.
+const test = suite('leap workers: presence, drain, forged records, the command line');
 test.after.each(cleanupTempDirs);
 
 test('leap workers lists two live workers, their labels and the round each has in hand while it builds; a SIGKILLed one is marked dead', async () => {
@@ -183,6 +174,8 @@ test('TERM while draining: the leaf it ends makes its round handed back (not ret
     await m1.waitFor(/waiting for rounds/);
     const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
     await m1.waitFor(/late\/x round 1: taken/);
+    // m2 starts now: the engine runs one round at a time, so it has nothing to take until m1 hands x back.
+    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
     await until('the builder leaf runs', () => existsSync(join(m1.dir, 'w', 'state', 'late', 'x', 'build-x-1.pid')));
     assert.is((await callCommand(workersCommand, ['drain', 'm1', '--redis', redis.url], process.cwd(), env())).code, 0);
     await m1.waitFor(/drain asked/);
@@ -193,138 +186,11 @@ test('TERM while draining: the leaf it ends makes its round handed back (not ret
       /SIGTERM while draining[\s\S]*late\/x round 1: handed back \(this worker was asked to stop and its builder leaf build-x-1 was ended\)/,
     );
     openGate(gate);
-    m2 = spawnWorker(redis.url, remote, 'm2', ['--agents', agents], env());
     const summary = await running;
     assert.is(summary.receipt, 1, `${lines.join('\n')}\n${m2.err()}`);
     assert.is(readLeap<{ worker: string }>(repo, 'late', 'x', 'round-1.json')?.worker, 'm2');
   } finally {
     await stopAll(redis, m1, m2);
-  }
-});
-
-test('labels: a worker labelled for another family never builds the round (handed back, no attempt spent); one with the round families builds it', async () => {
-  const redis = await startRedis();
-  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  const { file, agents } = twoBalls(dir, 'labels', {});
-  withOtherFamily(agents);
-  const other = spawnWorker(redis.url, remote, 'other', ['--agents', agents, '--label', 'fz'], env());
-  let able: ReturnType<typeof spawnWorker> | null = null;
-  try {
-    await other.waitFor(/waiting for rounds/);
-    const { summary: running, lines } = runQueued(redis.url, file, repo, agents, { jobs: 2, env: env() });
-    await other.waitFor(
-      /labels\/x round 1: not for this worker \(it needs the families f1, f2, fb; this worker's labels: fz\); handed back, no attempt spent/,
-    );
-    await other.waitFor(/labels\/y round 1: not for this worker/);
-    able = spawnWorker(
-      redis.url,
-      remote,
-      'able',
-      ['--agents', agents, '--label', 'fb', '--label', 'f1', '--label', 'f2', '--label', 'fz'],
-      env(),
-    );
-    const summary = await running;
-    assert.is(summary.receipt, 1, `${lines.join('\n')}\n${other.err()}\n${able.err()}`);
-    assert.equal(
-      ['x', 'y'].map((id) => readLeap<{ worker: string }>(repo, 'labels', id, 'round-1.json')?.worker),
-      ['able', 'able'],
-    );
-    assert.not.match(other.err(), /: taken/);
-    assert.match(able.err(), /labels\/x round 1: taken \(job [^)]*\)/);
-    assert.not.match(able.err(), /labels\/x round 1: taken \(job [^)]*again/);
-  } finally {
-    await stopAll(redis, other, able);
-  }
-});
-
-test('--label: an unknown family, or one whose CLI is not installed, is exit 2 at start; --max-leaf a duration', async () => {
-  const { dir } = setupRemote(TWO_BALLS_BASE);
-  const { agents } = twoBalls(dir, 'bad', {});
-  const start = (extra: string[], e = env()) => {
-    const proc = spawnLeap(
-      ['worker', '--redis', 'redis://127.0.0.1:1', '--repo', '/nowhere', '--agents', agents, ...extra],
-      { cwd: dir, env: e },
-    );
-    return proc.exited.then((end) => ({ ...end, err: proc.err() }));
-  };
-  const unknown = await start(['--label', 'nosuch']);
-  assert.is(unknown.code, 2);
-  assert.match(
-    unknown.err,
-    /--label "nosuch": no agent of the family "nosuch" here \(the families of the built-ins and \S+agents\.json: anthropic, f1, f2, fb, fb2, google, openai\)/,
-  );
-  const missing = await start(['--label', 'claude'], { ...env(), PATH: '/nonexistent' });
-  assert.is(missing.code, 2);
-  assert.match(
-    missing.err,
-    /--label "claude": no agent of the family "anthropic" is installed here: claude \(claude not found\)/,
-  );
-  const malformed = await start(['--label', 'a b\u001b']);
-  assert.is(malformed.code, 2);
-  assert.match(malformed.err, /Expected --label to be an agent family .*, got "a b\\u001b"/);
-  const leaf = await start(['--max-leaf', 'soon']);
-  assert.is(leaf.code, 2);
-  assert.match(leaf.err, /Expected --max-leaf to be a non-negative duration/);
-  // The labels pass: the next check is Redis's.
-  const fine = await start(['--label', 'fb', '--max-leaf', '30s']);
-  assert.is(fine.code, 2);
-  assert.match(fine.err, /cannot reach Redis at redis:\/\/127\.0\.0\.1:1/);
-});
-
-test('--max-leaf: the worker cuts each leaf at its own limit, whatever the job says', async () => {
-  const redis = await startRedis();
-  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  // x's builder waits on a gate never opened: only the worker's limit ends it.
-  const { file, agents } = twoBalls(dir, 'capped', {}, false, { x: gateFile(dir, 'never') });
-  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', agents, '--max-leaf', '1s'], env());
-  try {
-    await m1.waitFor(/waiting for rounds/);
-    assert.match(m1.err(), /--max-leaf 1\.0 s/);
-    const { summary: running } = runQueued(redis.url, file, repo, agents, { jobs: 1, env: env() });
-    await m1.waitFor(/capped\/x round 1: taken \(job [^)]*, each leaf cut at 1\.0 s by --max-leaf\)/);
-    await running;
-    assert.is(
-      readLeap<{ builder: { status: string } }>(repo, 'capped', 'x', 'round-1.json')?.builder.status,
-      'killed-timeout',
-    );
-  } finally {
-    await stopAll(redis, m1);
-  }
-});
-
-test('priorities: a busy worker takes the rounds of the slice run with the higher --priority first, whatever the order they were queued in', async () => {
-  const redis = await startRedis();
-  const { remote, repo, dir } = setupRemote(TWO_BALLS_BASE);
-  const gate = gateFile(dir, 'busy');
-  const busy = twoBalls(dir, 'busy', {}, false, { x: gate, y: gate });
-  const m1 = spawnWorker(redis.url, remote, 'm1', ['--agents', busy.agents], env());
-  try {
-    await m1.waitFor(/waiting for rounds/);
-    // The worker busy with busy/x; busy/y queued behind it (priority 0).
-    const first = runQueued(redis.url, busy.file, repo, busy.agents, { jobs: 2, env: env() });
-    await m1.waitFor(/busy\/[xy] round 1: taken/);
-    const waiting = async (n: number) =>
-      until(`${n} rounds waiting`, async () => ((await workersView(redis.url)).queue.counts.prioritized ?? 0) >= n);
-    await waiting(1);
-    // Slices of the same two balls, in folders of their own; built with busy's agents (their gate open by then).
-    const low = twoBalls(makeTempDir('leap-low-'), 'low', {});
-    const lowRun = runQueued(redis.url, low.file, repo, busy.agents, { jobs: 1, env: env(), priority: 1 });
-    await waiting(2);
-    const high = twoBalls(makeTempDir('leap-high-'), 'high', {});
-    const highRun = runQueued(redis.url, high.file, repo, busy.agents, { jobs: 1, env: env(), priority: 9 });
-    await waiting(3);
-    openGate(gate);
-    for (const run of [first, lowRun, highRun])
-      assert.is((await run.summary).receipt, 1, `${run.lines.join('\n')}\n${m1.err()}`);
-    const order = m1
-      .err()
-      .split('\n')
-      .flatMap((l) => /: (\w+)\/(\w) round 1: taken/.exec(l)?.slice(1, 3).join('/') ?? []);
-    // The high slice's first round is taken before the low one's, though queued after it.
-    assert.ok(order.indexOf('high/x') < order.indexOf('low/x'), order.join(' '));
-    assert.ok(order.indexOf('high/x') >= 0 && order.indexOf('low/x') >= 0, order.join(' '));
-  } finally {
-    await stopAll(redis, m1);
   }
 });
 
