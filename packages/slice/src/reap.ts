@@ -9,9 +9,7 @@ import { liveEngine, sliceLockFile } from './slice-lock.js';
 export { mayHaveSliceWorktrees };
 
 /** Its stdout, or core's GitError with exit 1 (never 2); clean-slice.ts uses it too. */
-export function gitStdout(cwd: string, args: string[]): string {
-  return runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
-}
+export const gitStdout = (cwd: string, args: string[]) => runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 
 /** Worktrees on `leap/SLICE/*`, and (branch null) ours on no branch yet: a `worktree add` cut off by a SIGKILL. */
 export function sliceWorktrees(repoRoot: string, sliceId: string): { path: string; branch: string | null }[] {

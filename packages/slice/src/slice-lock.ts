@@ -5,9 +5,7 @@ import { LeapError, readLockHolder, tryLock, type Lock } from '@leap/core';
 
 export const sliceDir = (repoRoot: string, sliceId: string): string => join(repoRoot, '.leap', sliceId);
 
-export function sliceLockFile(repoRoot: string, sliceId: string): string {
-  return join(sliceDir(repoRoot, sliceId), 'engine.lock');
-}
+export const sliceLockFile = (repoRoot: string, sliceId: string) => join(sliceDir(repoRoot, sliceId), 'engine.lock');
 
 /** Throws LeapError (exit 2) naming a live holder; `deadEngine`: a dead holder taken over (its leaves may run). */
 export function lockSlice(repoRoot: string, sliceId: string): { release(): void; deadEngine: number | null } {
@@ -20,12 +18,9 @@ export function lockSlice(repoRoot: string, sliceId: string): { release(): void;
   throw sliceBusy(sliceId, readLockHolder(file)?.pid ?? '?', file);
 }
 
-/** The LeapError (exit 2) for a slice a live engine runs: its pid and lock file named. */
 export function sliceBusy(sliceId: string, pid: number | string, file: string): LeapError {
-  return new LeapError(
-    `slice ${JSON.stringify(sliceId)} is being run by live process ${pid} (${file}); wait for it to end or stop it`,
-    { exitCode: 2 },
-  );
+  const running = `slice ${JSON.stringify(sliceId)} is being run by live process ${pid} (${file})`;
+  return new LeapError(`${running}; wait for it to end or stop it`, { exitCode: 2 });
 }
 
 /** The pid of the live engine holding the slice's lock, or null (no lock, or its holder is dead). */

@@ -2,11 +2,7 @@
 import { parseCli, UsageError, type SubcommandIo } from '@leap/core';
 
 /** The parsed call, or null when it asked for --help (printed). `--` ends options: a FILE named `--help` is a file. */
-export function readFileCommand(
-  argv: string[],
-  io: SubcommandIo,
-  usage: string,
-): { file: string; json: boolean } | null {
+export function readFileCommand(argv: string[], io: SubcommandIo, usage: string) {
   const end = argv.indexOf('--');
   if (printHelp(end < 0 ? argv : argv.slice(0, end), io, usage)) return null;
   const { values, positionals } = parseCli(argv, { json: { type: 'boolean' } }, usage);
@@ -16,7 +12,6 @@ export function readFileCommand(
   return { file, json: values.json === true };
 }
 
-/** Prints `usage` when `argv` asks for --help, and says whether it did. */
 export function printHelp(argv: readonly string[], io: SubcommandIo, usage: string): boolean {
   const asked = argv.includes('--help') || argv.includes('-h');
   if (asked) io.stdout(`${usage}\n`);

@@ -14,9 +14,8 @@ export async function parseWithRunner<T extends Record<string, CliOption>>(
   const runner: RunnerModule<SliceRunner> | null =
     name === undefined || name === 'local' ? null : await loadRunner<SliceRunner>(name, cwd);
   const full = runner === null ? usage : `${usage}\n${runnerUsage(runner)}`;
-  for (const key of Object.keys(runner?.options ?? {})) {
+  for (const key of Object.keys(runner?.options ?? {}))
     if (key in options) throw new UsageError(`--runner ${name}: its option --${key} is one of the command's own`);
-  }
   try {
     const all = { ...options, ...runner?.options, runner: { type: 'string' } } as T;
     const { values, positionals } = parseCli(argv, all, full);

@@ -28,7 +28,6 @@ Options:
 Exit codes: 0 cleaned (or nothing to clean); 2 a live engine runs the slice, FILE has no valid
 id, not in a git repository, bad arguments (a runner's options it refuses: nothing removed).`;
 
-// Only the id: the file may have been edited since the slice ran.
 function readSliceId(file: string): string {
   const refuse = (rule: string, message: string, more: { path?: string; cause?: unknown } = {}) => {
     const { cause, ...path } = more;

@@ -86,20 +86,17 @@ export const newCommand: Subcommand = async (argv, io) => {
     if (entry === undefined) throw new UsageError(`--${option} ${ball}:...: ${given}`);
     return entry;
   };
-  for (const text of values.dep ?? []) {
-    const { id: ball, value } = split('dep', text);
-    const entry = known('dep', ball);
-    entry.deps = [...(entry.deps ?? []), ...value.split(',').filter((d) => d !== '')];
-  }
-  for (const option of ['goal', 'spec'] as const)
-    for (const text of values[option] ?? []) {
+  const set = {
+    dep: (e: NewBall, v: string) => Object.assign(e, { deps: [...(e.deps ?? []), ...v.split(',').filter((d) => d)] }),
+    goal: (e: NewBall, goal: string) => Object.assign(e, { goal }),
+    spec: (e: NewBall, spec: string) => Object.assign(e, { spec }),
+    proof: (e: NewBall, v: string) => Object.assign(e, { proof: parseProof(v) }),
+  };
+  for (const [option, apply] of Object.entries(set))
+    for (const text of values[option as keyof typeof set] ?? []) {
       const { id: ball, value } = split(option, text);
-      known(option, ball)[option] = value;
+      apply(known(option, ball), value);
     }
-  for (const text of values.proof ?? []) {
-    const { id: ball, value } = split('proof', text);
-    known('proof', ball).proof = parseProof(value);
-  }
   const { base, spine } = values;
   const repoRoot = requireRepoRoot(io.cwd);
   const { slice, violations } = newSlice({ id, base, spine, balls: [...balls.values()], repoRoot, cwd: io.cwd });

@@ -20,19 +20,15 @@ Options:
 
 Exit codes: 0 valid; 1 invalid (malformed JSON included); 2 unreadable file or bad arguments.`;
 
-// A valid slice that cannot do what its author means: no metric, no `red_first`, so a proof passing at base ties (and
-// a tie loses) four times, holding the ball. Warned about without refusing.
+// No metric and no `red_first`: a proof passing at base ties (a tie loses) four times; warned, not refused.
+const TIE_ONLY =
+  'has no proof.metric and no "red_first": if its proof already passes at base, every round ties the champion and ' +
+  'loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, ' +
+  'or declare a metric to improve';
+
 function sliceWarnings(slice: Slice): { rule: 'tie-only'; ball: string; message: string }[] {
-  return slice.balls
-    .filter((b) => b.proof.metric === undefined && b.red_first !== true)
-    .map((b) => ({
-      rule: 'tie-only',
-      ball: b.id,
-      message:
-        `ball ${JSON.stringify(b.id)} has no proof.metric and no "red_first": if its proof already passes at base, ` +
-        'every round ties the champion and loses (four times, then a hold); set "red_first": true to have the engine ' +
-        'refuse such a proof before round one, or declare a metric to improve',
-    }));
+  const tieOnly = slice.balls.filter((b) => b.proof.metric === undefined && b.red_first !== true);
+  return tieOnly.map((b) => ({ rule: 'tie-only', ball: b.id, message: `ball ${JSON.stringify(b.id)} ${TIE_ONLY}` }));
 }
 
 export const validateCommand: Subcommand = async (argv, io) => {

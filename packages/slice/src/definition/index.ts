@@ -7,7 +7,6 @@ export { planWaves, dependencyCycles } from './plan-waves.js';
 export { hashFile } from './hash-file.js';
 export { checkFileMap, type CheckFileMapOptions, type FileMapCheck } from './check-file-map.js';
 export { resolveInRepo, type PathState } from './resolve-in-repo.js';
-// Also here, so the engine reaches repo-root.ts as commands do: the bundled bin keeps it in scope-path.ts's chunk.
 export { requireRepoRoot } from './repo-root.js';
 export { normalizeScopePath, scopePathProblem } from './scope-path.js';
 export { foldsCase } from './case-folding.js';

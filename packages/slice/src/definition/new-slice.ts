@@ -2,7 +2,6 @@
 import { scopeEntries } from './scope-entries.js';
 import { ID_PATTERN } from './slice-id.js';
 import type { Slice } from './slice-schema.js';
-// Through read-slice.ts: every validating command reaches the same modules, one chunk in the bundled bin.
 import { validateSlice } from './read-slice.js';
 import type { Violation } from './violation.js';
 

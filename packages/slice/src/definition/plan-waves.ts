@@ -49,11 +49,7 @@ export function walkGraph(n: number, start: Int32Array, edges: readonly number[]
 }
 
 // The graph of `ids` as walkGraph takes it; a dependency that names no ball is `unknown`'s (skipped when it returns).
-function adjacency(
-  ids: readonly string[],
-  depsOf: (i: number) => readonly string[],
-  unknown: (i: number, dep: string) => void = () => undefined,
-) {
+function adjacency(ids: string[], depsOf: (i: number) => readonly string[], unknown?: (i: number, d: string) => void) {
   const index = new Map<string, number>();
   for (let i = 0; i < ids.length; i++) index.set(ids[i] as string, i);
   const start = new Int32Array(ids.length + 1);
@@ -62,7 +58,7 @@ function adjacency(
     start[i] = edges.length;
     for (const dep of depsOf(i)) {
       const j = index.get(dep);
-      if (j === undefined) unknown(i, dep);
+      if (j === undefined) unknown?.(i, dep);
       else edges.push(j);
     }
   }

@@ -11,7 +11,6 @@ import type { Violation } from './violation.js';
 
 export { validateSlice } from './validate-slice.js';
 
-/** A slice file that cannot be used: every violation, each line naming the file (exit 2). */
 export class SliceFileError extends LeapError {
   readonly file: string;
   readonly violations: Violation[];
@@ -27,10 +26,8 @@ export type LoadedSlice =
   | { slice: Slice; violations: []; waves: string[][] }
   | { slice: null; violations: Violation[]; waves?: undefined };
 
-export interface ReadSliceOptions {
-  /** Paths differing only in case are one file; by default, as the file system under the slice file does. */
-  foldCase?: boolean;
-}
+/** `foldCase`: paths differing only in case are one file; by default, as the file system under the slice file does. */
+export type ReadSliceOptions = { foldCase?: boolean };
 
 /** Read and validate `file`; throws a SliceFileError (exit 2) only when it cannot be read at all. */
 export function loadSliceFile(file: string, options: ReadSliceOptions = {}): LoadedSlice {
@@ -43,13 +40,11 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
     const message = `cannot read the slice file: ${why}`;
     throw new SliceFileError(file, [{ rule: 'read', message, balls: [] }], { cause });
   }
-  // What a fatal TextDecoder checks, several times faster; one byte order mark is left out, as it does.
   const notUtf8 = { rule: 'json', message: 'is not UTF-8 text: a slice file is JSON in UTF-8', balls: [] };
   if (!isUtf8(bytes)) return { slice: null, violations: [notUtf8] };
   const text = bytes.toString('utf8', bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0);
   const parsed = parseJsonText(text);
   if ('problem' in parsed) return { slice: null, violations: [{ rule: 'json', message: parsed.problem, balls: [] }] };
-  // The file system is asked only when some scope path has a letter whose case folds.
   const foldCase = options.foldCase ?? (() => foldsCase(dirname(resolve(file))));
   const { violations, waves } = checkSlice(parsed.value, { foldCase });
   return waves === null ? { slice: null, violations } : { slice: parsed.value as Slice, violations: [], waves };

@@ -1,6 +1,7 @@
 // Where a scope path leads on disk: out of the repository, into .git or through a file is a path no ball can own.
 import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { orElse } from '@leap/core';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';
 
 /** The path's state in the checkout: a file, absent, or a problem phrase (`leads out of...`). */
@@ -23,7 +24,6 @@ function lstatOrNull(file: string): Stats | null {
   }
 }
 
-/** Resolve the scope path `path` in the checkout at `root`, refusing what the file-map check refuses. */
 export function resolveInRepo(root: string, path: string): PathState {
   const why = scopePathProblem(path);
   if (why !== null) return { kind: 'problem', problem: why };
@@ -38,13 +38,9 @@ export function resolveInRepo(root: string, path: string): PathState {
     const link = `passes through the symlink ${JSON.stringify(prefix)}`;
     let target = stat;
     if (stat.isSymbolicLink()) {
-      let real: string;
-      try {
-        real = realpathSync(at);
-      } catch {
-        // A dangling link: where it points decides, as a write through it would create that file.
-        return problem(`${link} -> ${JSON.stringify(readlinkSync(at))}, which leads nowhere`);
-      }
+      const real = orElse(() => realpathSync(at), null);
+      // A dangling link: where it points decides, as a write through it would create that file.
+      if (real === null) return problem(`${link} -> ${JSON.stringify(readlinkSync(at))}, which leads nowhere`);
       const rel = inside(rootReal, real);
       if (rel === null) return problem(`${link}, which leads out of the repository (to ${JSON.stringify(real)})`);
       if (rel === '') return problem(`${link}, which leads to the repository root`);

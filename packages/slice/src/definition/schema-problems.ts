@@ -104,19 +104,17 @@ function inBall(prefix: string, place: (value: unknown) => unknown): Check {
   };
 }
 
+// A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
+function shapeOnly(ball: unknown): unknown {
+  if (!isObject(ball)) return ball;
+  const scope = Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope;
+  const live = isObject(ball.live) ? { live: LIVE } : {};
+  return { ...ball, scope, proof: isObject(ball.proof) ? PROOF : ball.proof, ...live };
+}
+
 const CHECKS: Record<string, Check> = {
   slice: (value) => (validateSliceShell(value) ? null : (validateSliceShell.errors?.[0] ?? null)),
-  // A ball's scope entries and proof are parts of their own: here only their shape is the ball's.
-  ball: inBall('/0', (ball) =>
-    isObject(ball)
-      ? {
-          ...ball,
-          scope: Array.isArray(ball.scope) ? ball.scope.map(() => SCOPE) : ball.scope,
-          proof: isObject(ball.proof) ? PROOF : ball.proof,
-          ...(isObject(ball.live) ? { live: LIVE } : {}),
-        }
-      : ball,
-  ),
+  ball: inBall('/0', shapeOnly),
   scope: inBall('/0/scope/0', (entry) => ({ ...BALL, scope: [entry] })),
   proof: inBall('/0/proof', (proof) => ({ ...BALL, proof })),
   live: inBall('/0/live', (live) => ({ ...BALL, live })),
@@ -131,7 +129,6 @@ function push(out: Violation[], path: string, message: string, balls: string[]):
 export function schemaProblems(value: unknown): Violation[] {
   if (validateSliceShell(value) && validateBalls((value as { balls: unknown }).balls)) return [];
   const out: Violation[] = [];
-  // Every problem of one object: its unknown fields, its missing ones, then each field's own.
   const objectProblems = (kind: string, object: unknown, base: string, balls: string[]): void => {
     const check = CHECKS[kind] as Check;
     if (check(object) === null) return;

@@ -10,9 +10,7 @@ const PLAIN_LOWERCASE = /^[a-z0-9_-][a-z0-9_.-]*(?:\/[a-z0-9_-][a-z0-9_.-]*)*$/;
 export const isPlainPath = (path: string): boolean => path.length <= MAX_SEGMENT_BYTES && PLAIN.test(path);
 
 /** Whether `path` is plain (`isPlainPath`) with no letter whose case folds: its own key on any file system. */
-export function isPlainLowercasePath(path: string): boolean {
-  return path.length <= MAX_SEGMENT_BYTES && PLAIN_LOWERCASE.test(path);
-}
+export const isPlainLowercasePath = (path: string) => path.length <= MAX_SEGMENT_BYTES && PLAIN_LOWERCASE.test(path);
 
 /** Why `path` cannot be a scope path (a phrase: `is absolute...`), or null when it can. */
 export function scopePathProblem(path: string): string | null {

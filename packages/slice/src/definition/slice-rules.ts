@@ -120,12 +120,9 @@ function sharedFile(balls: Items, ids: Ids, owner: number, i: number, j: number,
   const name = (b: number) => (ids[b] === undefined ? `balls[${b}]` : JSON.stringify(ids[b]));
   const folded = fold && normalizeScopePath(first) !== normal ? ', one file where case is folded' : '';
   const spelled = `${JSON.stringify(normalizeScopePath(first))}${first === path ? '' : ` (${both}${folded})`}`;
-  return {
-    rule: 'disjoint-scopes',
-    message: `balls ${name(owner)} and ${name(i)} share the file ${spelled}`,
-    balls: [...idsOf(ids, owner), ...idsOf(ids, i)],
-    path: `balls[${i}].scope[${j}].path`,
-  };
+  const message = `balls ${name(owner)} and ${name(i)} share the file ${spelled}`;
+  const named = [...idsOf(ids, owner), ...idsOf(ids, i)];
+  return { rule: 'disjoint-scopes', message, balls: named, path: `balls[${i}].scope[${j}].path` };
 }
 
 function spineRule(slice: Record<string, unknown>, ids: Ids, out: Violation[]): void {

@@ -1,7 +1,7 @@
 // Where a slice stands, from its lock and records; a record missing or unreadable (a crash mid-write) is said.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import { ROUND_RECORD, slicePaths } from '@leap/core';
+import { ROUND_RECORD, orElse, slicePaths } from '@leap/core';
 import { liveEngine } from '../slice-lock.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
@@ -10,7 +10,6 @@ type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'bl
 export interface BallStatus {
   ball: string;
   state: BallState;
-  /** The final receipt (result.json), or null while the ball has none. */
   receipt: Receipt | null;
   reason: string | null;
   rounds: number;
@@ -26,7 +25,6 @@ export interface BallStatus {
   } | null;
   candidate: string | null;
   merged: string | null;
-  /** The checkpoint of a hold, relative to the repository root. */
   checkpoint: string | null;
   /** For a blocked or waiting ball: the dependencies (direct or not) that refused or have not passed. */
   after: string[];
@@ -56,15 +54,11 @@ const asReceipt = (value: unknown): Receipt | null => (value === -1 || value ===
 const asString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function roundNumbers(dir: string): number[] {
-  try {
-    return readdirSync(dir)
-      .map((n) => ROUND_RECORD.exec(n)?.[1])
-      .filter((n) => n !== undefined)
-      .map(Number)
-      .sort((a, b) => a - b);
-  } catch {
-    return [];
-  }
+  return orElse(() => readdirSync(dir), [])
+    .map((n) => ROUND_RECORD.exec(n)?.[1])
+    .filter((n) => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
@@ -106,11 +100,7 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
   // A ball not yet started is blocked by a refused ancestor, or waits on one that has not passed.
   const byId = new Map(slice.balls.map((b) => [b.id, b]));
   const ancestors = (id: string, seen = new Set<string>()): Set<string> => {
-    for (const dep of byId.get(id)?.deps ?? [])
-      if (!seen.has(dep)) {
-        seen.add(dep);
-        ancestors(dep, seen);
-      }
+    for (const dep of byId.get(id)?.deps ?? []) if (!seen.has(dep)) ancestors(dep, seen.add(dep));
     return seen;
   };
   const refusedChain = (id: string, seen = new Set<string>()): boolean => {
@@ -131,14 +121,9 @@ export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
       Object.assign(status, { state: 'blocked', after: up.filter((a) => own.get(a)?.state === 'refused') });
     else if (notPassed.length > 0) Object.assign(status, { state: 'waiting', after: notPassed });
   }
-  return {
-    slice: slice.id,
-    base: asString(run?.base),
-    engine,
-    record: existsSync(paths.record) ? rel(paths.record) : null,
-    balls: slice.balls.map((b) => own.get(b.id) as BallStatus),
-    unreadable,
-  };
+  const record = existsSync(paths.record) ? rel(paths.record) : null;
+  const balls = slice.balls.map((b) => own.get(b.id) as BallStatus);
+  return { slice: slice.id, base: asString(run?.base), engine, record, balls, unreadable };
 }
 
 export function passedBalls(repoRoot: string, slice: Slice): Set<string> {

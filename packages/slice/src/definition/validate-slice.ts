@@ -2,10 +2,7 @@ import { schemaProblems } from './schema-problems.js';
 import { checkSliceRules } from './slice-rules.js';
 import type { Violation } from './violation.js';
 
-export interface ValidateOptions {
-  /** Paths differing only in case are one file (macOS); default false; a function is asked only if case folds. */
-  foldCase?: boolean | (() => boolean);
-}
+export type ValidateOptions = { foldCase?: boolean | (() => boolean) };
 
 export type SliceCheck = { violations: Violation[]; waves: string[][] | null };
 
@@ -15,14 +12,10 @@ export function checkSlice(value: unknown, options: ValidateOptions = {}): Slice
   const rules = checkSliceRules(value, { foldCase: options.foldCase ?? false, schemaValid: schema.length === 0 });
   if (schema.length > 0 || rules.violations.length > 0)
     return { violations: [...schema, ...rules.violations], waves: null };
-  // Valid: an object whose balls all have string ids.
   const balls = (value as { balls: { id: string }[] }).balls;
   const waves: string[][] = [];
   for (let i = 0; i < balls.length; i++) (waves[rules.depth[i] as number] ??= []).push((balls[i] as { id: string }).id);
   return { violations: [], waves };
 }
 
-/** Every violation of `value` as a slice file: its JSON Schema, then the rules; none when it is valid. */
-export function validateSlice(value: unknown, options: ValidateOptions = {}): Violation[] {
-  return checkSlice(value, options).violations;
-}
+export const validateSlice = (value: unknown, options: ValidateOptions = {}) => checkSlice(value, options).violations;

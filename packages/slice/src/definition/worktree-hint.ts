@@ -1,20 +1,18 @@
 // Whether a slice may have worktrees to reap, from git's files: no git process or heavy module for validate and plan.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { findRepoRoot } from '@leap/core';
+import { findRepoRoot, orElse } from '@leap/core';
 
 function commonGitDir(repoRoot: string): string | null {
   const dotGit = join(repoRoot, '.git');
-  try {
+  return orElse(() => {
     if (statSync(dotGit).isDirectory()) return dotGit;
     const gitdir = /^gitdir: (.*)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
     if (gitdir === undefined) return null;
     const own = isAbsolute(gitdir) ? gitdir : resolve(repoRoot, gitdir);
     const common = readFileSync(join(own, 'commondir'), 'utf8').trim();
     return isAbsolute(common) ? common : resolve(own, common);
-  } catch {
-    return null;
-  }
+  }, null);
 }
 
 /** Whether any worktree may be on a branch `leap/SLICE/*`; true when unsure. */
@@ -29,23 +27,15 @@ export function mayHaveSliceWorktrees(repoRoot: string, sliceId: string): boolea
   }
   const ref = `ref: refs/heads/leap/${sliceId}/`;
   return names.some((name) => {
-    try {
-      const head = readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8');
-      // A worktree cut off while `git worktree add` made it still has git's placeholder HEAD (all zeros): unsure.
-      return head.startsWith(ref) || /^0{40,64}\s*$/.test(head);
-    } catch {
-      return true;
-    }
+    const head = orElse(() => readFileSync(join(common, 'worktrees', name, 'HEAD'), 'utf8'), null);
+    // A worktree cut off while `git worktree add` made it still has git's placeholder HEAD (all zeros): unsure.
+    return head === null || head.startsWith(ref) || /^0{40,64}\s*$/.test(head);
   });
 }
 
 /** The main working tree of `root`'s repository: `root`, unless a linked worktree (a ball's), whose records are its. */
 export function mainWorktreeRoot(root: string): string {
-  try {
-    if (statSync(join(root, '.git')).isDirectory()) return root;
-  } catch {
-    return root;
-  }
+  if (orElse(() => statSync(join(root, '.git')).isDirectory(), true)) return root;
   const common = commonGitDir(root);
   return common !== null && basename(common) === '.git' ? dirname(common) : root;
 }

@@ -10,7 +10,6 @@ export interface RunAgents {
   builders: RunBuilder[];
   reviewers: string[];
   alternates: string[];
-  /** The agents file (absolute), or null for the built-ins only. */
   file: string | null;
 }
 

@@ -11,11 +11,8 @@ export function readBuilderAnswer(text: string): BuilderAnswer | null {
   const end = tail.lastIndexOf('}');
   if (end === -1) return null;
   // From the last closing brace back, the first opening brace that starts a JSON object ending there.
-  for (
-    let start = tail.lastIndexOf('{', end);
-    start !== -1;
-    start = start === 0 ? -1 : tail.lastIndexOf('{', start - 1)
-  ) {
+  const before = (i: number) => (i === 0 ? -1 : tail.lastIndexOf('{', i - 1));
+  for (let start = before(end + 1); start !== -1; start = before(start)) {
     const value = orElse(() => JSON.parse(tail.slice(start, end + 1)) as unknown, null);
     if (value === null) continue;
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;

@@ -36,17 +36,15 @@ export async function findConsumers(dir: string, changed: readonly string[], exc
       let consumer = byPath.get(path);
       if (consumer === undefined) {
         if (seen.has(path)) continue;
-        if (consumers.length + byPath.size >= CONSUMER_LIMITS.files) {
-          cut = true;
-          continue;
-        }
+        const full = consumers.length + byPath.size >= CONSUMER_LIMITS.files;
+        cut ||= full;
+        if (full) continue;
         consumer = { path, of: file, lines: [] };
         byPath.set(path, consumer);
       }
-      if (consumer.lines.length >= CONSUMER_LIMITS.linesPerFile) {
-        cut = true;
-        continue;
-      }
+      const long = consumer.lines.length >= CONSUMER_LIMITS.linesPerFile;
+      cut ||= long;
+      if (long) continue;
       const shown = text.trim();
       const { lineChars } = CONSUMER_LIMITS;
       consumer.lines.push({ n, text: shown.length > lineChars ? `${shown.slice(0, lineChars)}...` : shown });

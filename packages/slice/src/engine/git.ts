@@ -24,13 +24,10 @@ async function enter(dir: string): Promise<() => void> {
 /** No caller GIT_*, a ceiling at `dir`: in a worktree whose .git a builder deleted, git fails, not the repo around. */
 export async function git(dir: string, args: string[]): Promise<string> {
   const leave = await enter(dir);
-  const t0 = Date.now();
   try {
     return (await runGit(args, { cwd: dir, isolate: true, ceiling: true, exitCode: GIT_FAILURE_EXIT })).stdout;
   } finally {
     leave();
-    if (process.env.LEAP_TRACE_GIT === '1')
-      process.stderr.write(`[git ${Date.now() - t0} ms @${Date.now() % 100000}] ${args.slice(0, 3).join(' ')}\n`);
   }
 }
 

@@ -64,10 +64,7 @@ function targets(dir: string, linked: readonly string[]): string[] {
 /** Dependency folders get a throwaway layer for tools' caches (vite's .vite-temp): the main install is no ball's. */
 export function withLinked(spec: SandboxSpec, dir: string, linked: readonly string[]): SandboxSpec {
   const deps = new Set(DEFAULT_LINK_READ_ONLY);
-  const layers = targets(
-    dir,
-    linked.filter((name) => deps.has(name)),
-  ).map((t) => ({ dir: t, over: t }));
+  const layers = targets(dir, linked.filter(deps.has, deps));
   const read = [...(spec.read ?? []), ...targets(dir, linked)];
-  return { ...spec, read, layers: [...(spec.layers ?? []), ...layers] };
+  return { ...spec, read, layers: [...(spec.layers ?? []), ...layers.map((t) => ({ dir: t, over: t }))] };
 }

@@ -109,9 +109,8 @@ type MetricRead = { metric: Record<string, number> | null; note?: string };
 export function readMetric(stdout: string, fields: readonly MetricField[]): MetricRead {
   const last = stdout
     .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .at(-1);
+    .findLast((l) => l.trim() !== '')
+    ?.trim();
   if (last === undefined) return { metric: null, note: 'the proof printed no metric line' };
   let value: unknown;
   try {
@@ -146,22 +145,11 @@ export async function runLive(live: LiveProof, place: Omit<ProofPlace, 'timeoutM
   const body = Buffer.from(ran.out + ran.err).subarray(0, LIVE_KEEP_BYTES);
   const theirs = place.theirs ?? [];
   const why = cannotRun(ran.end, ran.out, ran.err, theirs);
-  const late = ran.end.status === 'killed-timeout';
+  const late = `the live proof ran past ${live.timeout_s} s and was killed`;
   const note =
-    why === null
-      ? undefined
-      : late
-        ? `the live proof ran past ${live.timeout_s} s and was killed`
-        : `the live proof could not run: ${why}`;
-  return {
-    code: recordedCode(ran.end),
-    ms: ran.ms,
-    sha256: createHash('sha256').update(body).digest('hex'),
-    bytes: ran.bytes,
-    truncated: ran.bytes > body.length,
-    output: body.toString('utf8'),
-    ...(note === undefined ? {} : { note }),
-    lines: causeLines(ran.out, ran.err, why ?? '', theirs),
-    cannotRun: why,
-  };
+    why === null ? undefined : ran.end.status === 'killed-timeout' ? late : `the live proof could not run: ${why}`;
+  const hashed = { code: recordedCode(ran.end), ms: ran.ms, sha256: createHash('sha256').update(body).digest('hex') };
+  const kept = { bytes: ran.bytes, truncated: ran.bytes > body.length, output: body.toString('utf8') };
+  const lines = causeLines(ran.out, ran.err, why ?? '', theirs);
+  return { ...hashed, ...kept, ...(note === undefined ? {} : { note }), lines, cannotRun: why };
 }

@@ -9,7 +9,6 @@ export interface ProofRun {
   code: number;
   metric: Record<string, number> | null;
   ms: number;
-  /** Why there is no metric, or why the proof could not run. */
   note?: string;
 }
 
@@ -101,10 +100,7 @@ export interface ResultRecord {
 
 export { slicePaths, type SlicePaths } from '@leap/core';
 
-/** A JSON record, or null when it is missing or torn. */
-export function readRecord<T>(file: string): T | null {
-  return orElse(() => JSON.parse(readFileSync(file, 'utf8')) as T, null);
-}
+export const readRecord = <T>(file: string) => orElse(() => JSON.parse(readFileSync(file, 'utf8')) as T, null);
 
 /** Atomic; not flushed: a power loss is rebuilt as after a kill. */
 export function writeRecord(file: string, value: unknown): void {
@@ -146,7 +142,6 @@ export function readOrWriteRun(paths: SlicePaths, slice: string, base: string, f
   const existing = readRecord<RunRecord>(paths.run);
   if (existing !== null && typeof existing.base === 'string') return existing;
   const run: RunRecord = { slice, base, file, started: isoTimestamp() };
-  mkdirSync(paths.dir, { recursive: true });
   writeRecord(paths.run, run);
   return run;
 }

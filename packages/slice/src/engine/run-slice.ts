@@ -28,7 +28,6 @@ export interface RunSliceOptions {
   /** Balls built at once (default the machine's parallelism, `os.availableParallelism()`, capped by the balls). */
   jobs?: number;
   agentsFile?: string;
-  /** The builder agent (default `claude`). */
   builder?: string;
   /** The jury (default the built-in agents, claude, codex and gemini; the builder's family is refused). */
   reviewers?: string[];
@@ -92,14 +91,11 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const paths = slicePaths(repoRoot, slice.id);
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
-  if (base === null)
-    throw new UsageError(
-      `${options.file}: "base": ${showValue(slice.base)} does not resolve to a commit in ${repoRoot}`,
-    );
+  const given = `${options.file}: "base": ${showValue(slice.base)}`;
+  if (base === null) throw new UsageError(`${given} does not resolve to a commit in ${repoRoot}`);
+  const recorded = `${paths.run}: "base": ${base} (recorded on the first run)`;
   if (known?.base !== undefined && (await resolveCommit(repoRoot, base)) === null)
-    throw new UsageError(
-      `${paths.run}: "base": ${base} (recorded on the first run) is no longer a commit in ${repoRoot}`,
-    );
+    throw new UsageError(`${recorded} is no longer a commit in ${repoRoot}`);
   const jobs = Math.max(1, options.jobs ?? Math.min(availableParallelism(), slice.balls.length));
   const stateDir = resolveStateDir(env, repoRoot);
   // A malformed VERI_TIMEOUT or VERI_IDLE_TIMEOUT is bad input before anything runs.
@@ -112,9 +108,8 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     const orphans = findOrphanLeaves(stateDir, lock.deadEngine);
     const ended = await endOrphanLeaves(orphans);
     const names = orphans.map((o) => o.name).join(', ');
-    const processes = `process${ended === 1 ? '' : 'es'}`;
-    if (orphans.length > 0)
-      say(`resuming after engine ${lock.deadEngine} died: ended ${ended} ${processes} of ${names}`);
+    const said = `ended ${ended} process${ended === 1 ? '' : 'es'} of ${names}`;
+    if (orphans.length > 0) say(`resuming after engine ${lock.deadEngine} died: ${said}`);
   }
   const runner = (options.createRunner ?? createLocalRunner)({ repoRoot, paths, stateDir, env });
   const stop = { reason: null as string | null };
@@ -130,9 +125,11 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
     writeIgnoreFiles(paths, stateDir);
     const run = readOrWriteRun(paths, slice.id, base, options.file);
     const log = engineLog(stateDir, env);
+    // The builder's git identities (engine commits', the base's author): no juror may see them; read once.
+    const { gitAliases } = await import('@leap/verify');
     const [spineTip, authors] = await Promise.all([
       ensureSpine(repoRoot, slice.id, run.base),
-      builderAliases(repoRoot, run.base),
+      gitAliases(repoRoot, run.base, { isolate: true, ceiling: true }),
     ]);
     const meter = new CostMeter(stateDir, started, options.maxCostUsd);
     const context = { slice, run, repoRoot, paths, stateDir, env, agents, runner, log, say, jobs, timeoutMs, meter };
@@ -148,22 +145,11 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   }
 }
 
-// The builder's git identities (engine commits', the base's author): no juror may see them; read once for every jury.
-async function builderAliases(repo: string, base: string): Promise<string[]> {
-  const { gitAliases } = await import('@leap/verify');
-  return gitAliases(repo, base, { isolate: true, ceiling: true });
-}
-
 // --notify (CONTRACT section 14), supervised, unsandboxed: a failure is said, never the run's result.
-async function notifySliceEnd(
-  argv: readonly string[] | undefined,
-  summary: RunSummary,
-  overBudget: boolean,
-  place: { cwd: string; env: NodeJS.ProcessEnv; say: (line: string) => void },
-): Promise<void> {
+type NotifyPlace = { cwd: string; env: NodeJS.ProcessEnv; say: (line: string) => void };
+async function notifySliceEnd(argv: string[] | undefined, summary: RunSummary, over: boolean, place: NotifyPlace) {
   if (argv === undefined || argv.length === 0) return;
-  const event =
-    summary.receipt === 1 ? 'done' : overBudget ? 'cost-budget' : summary.stopped !== null ? 'stop' : 'bail';
+  const event = summary.receipt === 1 ? 'done' : over ? 'cost-budget' : summary.stopped !== null ? 'stop' : 'bail';
   const { runNotify } = await import('@leap/supervise');
   const { slice, spine, receipt, stopped } = summary;
   const balls = summary.balls.map((b) => ({ id: b.id, receipt: b.receipt, reason: b.reason }));

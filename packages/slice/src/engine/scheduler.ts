@@ -19,16 +19,9 @@ export type BallsProgress = ReadonlyMap<string, BallProgress>;
 export function freshProgress(balls: readonly Ball[], waves: readonly (readonly string[])[]) {
   const byId = new Map(balls.map((b) => [b.id, b]));
   const progress = new Map<string, BallProgress>();
+  const fresh = { result: null, reused: false, checkpoint: null };
   for (const [w, wave] of waves.entries())
-    for (const id of wave)
-      progress.set(id, {
-        ball: ballOf(byId, id),
-        wave: w + 1,
-        result: null,
-        reused: false,
-        checkpoint: null,
-        rounds: [],
-      });
+    for (const id of wave) progress.set(id, { ball: ballOf(byId, id), wave: w + 1, ...fresh, rounds: [] });
   return progress;
 }
 
