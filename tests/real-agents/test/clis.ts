@@ -3,7 +3,8 @@
 // HOME and pointed at the scripted model server on 127.0.0.1 as agent-cli-runs/MODEL-STUB.md says.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type ModelServer, TEST_CACHE, npmInstalled } from '@leap/test-utils';
 
 export type CliName = 'claude' | 'codex' | 'gemini';
@@ -23,6 +24,8 @@ export const CLI_NAMES: CliName[] = (['claude', 'codex', 'gemini'] as const).fil
 /** Where the CLIs and their homes live: the tests' cache, never under the repository or /tmp. */
 export const CACHE_ROOT = TEST_CACHE;
 
+const INSTALLER = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'install-cli.ts');
+
 /** The folder holding `bin` of the pinned CLI, installed first when it is not there yet (once: later runs reuse it). */
 export function installedCli(name: CliName): string {
   const { pkg, version, bin } = PINNED[name];
@@ -34,7 +37,17 @@ export function installedCli(name: CliName): string {
       (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version === version
     );
   };
-  return join(npmInstalled(join(CACHE_ROOT, 'agents', `${name}@${version}`), [`${pkg}@${version}`], installed), '.bin');
+  const dir = join(CACHE_ROOT, 'agents', `${name}@${version}`);
+  if (!installed(join(dir, 'node_modules')) && process.env.LEAP_TEST_CLI_INSTALLING !== dir) {
+    // Two test files at a time (tools/uvu.mjs --jobs 2) may both find it missing on a fresh machine, and an install
+    // replaces the folder whole: it runs in a child holding a lock of it (flock), and one that waited finds it there.
+    mkdirSync(dirname(dir), { recursive: true });
+    execFileSync('flock', [`${dir}.lock`, process.execPath, ...process.execArgv, INSTALLER, name], {
+      env: { ...process.env, LEAP_TEST_CLI_INSTALLING: dir },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  return join(npmInstalled(dir, [`${pkg}@${version}`], installed), '.bin');
 }
 
 const homes: string[] = [];

@@ -11,6 +11,7 @@ import { runAgentLeaf, type AgentLeafResult } from '@leap/verify';
 import { CLI_NAMES, cleanupHomes, privateHome, type CliName } from './clis.js';
 import { makeProject } from './fixture-repo.js';
 import { plugin } from './plugin.js';
+import { together } from './together.js';
 
 test.after(() => {
   cleanupTempDirs();
@@ -165,23 +166,35 @@ function modelCalls(server: ModelServer): (number | string)[] {
   return server.requests.filter((r) => r.vendor !== null && r.turn !== null).map((r) => r.answer);
 }
 
-async function runDry(c: DryCase, server: ModelServer): Promise<AgentLeafResult> {
-  const { env } = privateHome(c.cli, server);
-  return runAgentLeaf({
-    name: 'verify-green',
-    agent: plugin(c.cli),
-    prompt: 'Say hello.',
-    options: { role: 'verifier', cwd: makeProject(), ...(c.model === undefined ? {} : { model: c.model }) },
-    stateDir: makeTempDir('leap-real-agents-state-'),
-    env,
-  });
+async function runDry(c: DryCase, begun: () => void): Promise<{ server: ModelServer; leaf: AgentLeafResult }> {
+  const server = await startModelServer({ script: [{ text: 'never', fault: c.fault }] });
+  server.waitForRequest((r) => r.vendor !== null).then(begun);
+  try {
+    const { env } = privateHome(c.cli, server);
+    const leaf = await runAgentLeaf({
+      name: 'verify-green',
+      agent: plugin(c.cli),
+      prompt: 'Say hello.',
+      options: { role: 'verifier', cwd: makeProject(), ...(c.model === undefined ? {} : { model: c.model }) },
+      stateDir: makeTempDir('leap-real-agents-state-'),
+      env,
+    });
+    return { server, leaf };
+  } catch (error) {
+    await server.close();
+    throw error;
+  }
 }
 
-for (const c of CASES.filter((c) => CLI_NAMES.includes(c.cli))) {
+const RUN = CASES.filter((c) => CLI_NAMES.includes(c.cli));
+// Half the leaves wait out the watch's 30 s while their CLI sleeps between retries: they run side by side, two
+// starting at a time.
+const ran = together(RUN, 2, runDry);
+
+for (const c of RUN) {
   test(`${c.cli}${c.model === undefined ? '' : ` --model ${c.model}`}: the server's ${c.fault} ends the leaf failed and dry (${c.kind}) in the CLI's words`, async () => {
-    const server = await startModelServer({ script: [{ text: 'never', fault: c.fault }] });
+    const { server, leaf } = await ran(c);
     try {
-      const leaf = await runDry(c, server);
       assert.is(leaf.failureKind, 'failed', `${leaf.status}: ${leaf.failure}`);
       assert.is(leaf.dry?.kind, c.kind, `${leaf.failure}`);
       assert.match(leaf.dry?.message ?? '', c.words);

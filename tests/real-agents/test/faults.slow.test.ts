@@ -16,13 +16,19 @@ import {
   startModelServer,
   waitFor,
   type ModelFault,
+  type ModelServer,
 } from '@leap/test-utils';
-import { checkAgentReady, runAgentLeaf } from '@leap/verify';
+import { type AgentLeafResult, checkAgentReady, runAgentLeaf } from '@leap/verify';
 import { CLI_NAMES, cleanupHomes, privateHome, sharedHome, type CliName } from './clis.js';
 import { TEST_CMD, makeProject, readEvents } from './fixture-repo.js';
 import { plugin } from './plugin.js';
+import { together } from './together.js';
 
-test.after(() => {
+// The model servers not closed yet (a test that failed before it closed its own).
+const open = new Set<ModelServer>();
+
+test.after(async () => {
+  for (const server of open) await server.close();
   cleanupTempDirs();
   cleanupHomes();
 });
@@ -237,20 +243,51 @@ const FAULT_WORDS: Record<string, Record<string, RegExp>> = {
   },
 };
 
+const FAULTS = [500, 429, 401, 'overload'] as const;
+type FaultRun = { cli: CliName; fault: (typeof FAULTS)[number] };
+// Fault by fault, the families taking turns: the leaves that wait out their time limit (500, 429) start first.
+const FAULT_RUNS: FaultRun[] = FAULTS.flatMap((fault) => CLI_NAMES.map((cli) => ({ cli, fault })));
+// Claude Code's and Gemini CLI's retries of a 500, a 429 or an overload are ended by the leaf's time limit, which
+// counts the CLI's start (Gemini CLI's takes 10 to 20 s on a loaded machine): 40 s, with the retry watch's limit
+// (30 s after the first retry by default) raised past it so that the time limit, not the watch, ends them.
+// Codex gives up by itself or is ended by the watch, as it would be with the defaults.
+const LIMITS: Record<CliName, { timeout: string; retryLimitMs?: number }> = {
+  claude: { timeout: '40', retryLimitMs: 60_000 },
+  codex: { timeout: '60' },
+  gemini: { timeout: '40', retryLimitMs: 60_000 },
+};
+
+async function runFault(
+  { cli, fault }: FaultRun,
+  begun: () => void,
+): Promise<{ server: ModelServer; leaf: AgentLeafResult }> {
+  const server = await startModelServer({ script: [{ text: 'never', fault }] });
+  open.add(server);
+  server.waitForRequest((r) => r.vendor !== null).then(begun);
+  const { env } = privateHome(cli, server, { codexLogin: true });
+  const leaf = await runAgentLeaf({
+    name: 'verify-green',
+    agent: plugin(cli),
+    prompt: 'x',
+    options: { role: 'verifier', cwd: makeProject() },
+    stateDir: makeTempDir('leap-real-agents-state-'),
+    env: { ...env, VERI_TIMEOUT: LIMITS[cli].timeout },
+    retryLimitMs: LIMITS[cli].retryLimitMs,
+  });
+  return { server, leaf };
+}
+
+// These leaves mostly wait (a time limit, a CLI's retries): they run side by side, started by the first of these
+// tests (after the test above that sends this process a TERM, which would end every leaf it runs); two start at a
+// time, the next once one has asked its server.
+const faultRun = together(FAULT_RUNS, 2, runFault);
+
 for (const cli of CLI_NAMES) {
   test(`${cli}: the server's 500, 429, 401 and overload each end the leaf with one plain sentence of the cause, never raw output lines`, async () => {
-    for (const fault of [500, 429, 401, 'overload'] as const) {
-      const server = await startModelServer({ script: [{ text: 'never', fault }] });
+    for (const run of FAULT_RUNS.filter((r) => r.cli === cli)) {
+      const { fault } = run;
+      const { server, leaf } = await faultRun(run);
       try {
-        const { env } = privateHome(cli, server, { codexLogin: true });
-        const leaf = await runAgentLeaf({
-          name: 'verify-green',
-          agent: plugin(cli),
-          prompt: 'x',
-          options: { role: 'verifier', cwd: makeProject() },
-          stateDir: makeTempDir('leap-real-agents-state-'),
-          env: { ...env, VERI_TIMEOUT: cli === 'codex' ? '60' : '20' },
-        });
         assert.ok(
           server.requests.some((r) => r.answer !== 200 && r.vendor !== null),
           `${fault}: the fault was answered`,
@@ -264,6 +301,7 @@ for (const cli of CLI_NAMES) {
           assert.is(plugin(cli).ranDry?.(leaf.stdout, leaf.stderr), null, `${cli} ${fault}: its output read as dry`);
         }
       } finally {
+        open.delete(server);
         await server.close();
       }
     }
