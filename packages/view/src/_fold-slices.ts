@@ -61,7 +61,7 @@ export class SliceFold {
   constructor(private readonly slices: SliceRun[]) {}
 
   add(e: EventOf<'ball' | 'round' | 'receipt' | 'review' | 'merge'>, at: number): void {
-    if (e.event === 'review') return this.review(e, at);
+    if (e.event === 'review') return void this.review(e, at);
     const ball = this.ball(e.slice, e.ball, at);
     if (e.event === 'ball') {
       ball.state = e.state;
