@@ -61,6 +61,8 @@ export interface LeapRun {
   code: number | null;
   signal: NodeJS.Signals | null;
   out: string;
+  /** The suite's output behind each verdict that was not a PASS (`.tdd/verdict-PHASE.err`, emptied by the next). */
+  suites: string;
 }
 
 /** A record of .tdd/events.jsonl to act on, and what to do then: SIGKILL the run, or ask it to stop now. */
@@ -78,24 +80,40 @@ export function leap(cwd: string, args: string[], at?: At): Promise<LeapRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [LEAP, ...args], { cwd, env: userEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let suites = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
-    let timer: NodeJS.Timeout | undefined;
-    if (at !== undefined) {
-      const events = join(cwd, '.tdd', 'events.jsonl');
-      timer = setInterval(() => {
-        if (!existsSync(events)) return;
-        // The last line may be half written: only whole lines count.
-        const lines = readFileSync(events, 'utf8').split('\n').slice(0, -1);
-        if (!lines.some((l) => at.when(JSON.parse(l) as Record<string, unknown>))) return;
-        clearInterval(timer);
-        if (at.act === 'kill') child.kill('SIGKILL');
+    const events = join(cwd, '.tdd', 'events.jsonl');
+    // A resumed run's log holds the records of the runs before it: only those after them count.
+    let seen = existsSync(events) ? readFileSync(events, 'utf8').split('\n').length - 1 : 0;
+    let acted = at === undefined;
+    const read = () => {
+      if (!existsSync(events)) return;
+      // The last line may be half written: only whole lines count.
+      const lines = readFileSync(events, 'utf8').split('\n').slice(0, -1);
+      for (const line of lines.slice(seen)) {
+        let e: Record<string, unknown>;
+        try {
+          e = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue; // A line torn by a SIGKILL, run on by the resumed run's first record.
+        }
+        if (e.event === 'verdict' && e.verdict !== 'PASS') {
+          const log = join(cwd, '.tdd', `verdict-${e.phase}.err`);
+          if (existsSync(log)) suites += readFileSync(log, 'utf8');
+        }
+        if (acted || !at!.when(e)) continue;
+        acted = true;
+        if (at!.act === 'kill') child.kill('SIGKILL');
         else spawn(process.execPath, [LEAP, 'tdd', 'stop', 'now'], { cwd, env: userEnv(), stdio: 'ignore' });
-      }, 20);
-    }
+      }
+      seen = lines.length;
+    };
+    const timer = setInterval(read, 20);
     child.on('close', (code, signal) => {
-      if (timer !== undefined) clearInterval(timer);
-      resolve({ code, signal, out });
+      clearInterval(timer);
+      read();
+      resolve({ code, signal, out, suites });
     });
   });
 }

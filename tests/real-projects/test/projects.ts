@@ -66,6 +66,21 @@ export interface Project {
 export const namesTheirFlaky = (p: Project, text: string): boolean =>
   Object.keys(p.flaky ?? {}).some((t) => text.includes(t));
 
+/** Whether a suite's output names one of the project's own flaky tests on a line that is not a pass (`✔`). */
+export const failsTheirFlaky = (p: Project, suites: string): boolean =>
+  suites.split('\n').some((line) => !line.includes('✔') && namesTheirFlaky(p, line));
+
+/** Whether a run failed on one of the project's own flaky tests: its output names one, or a failed suite fails one. */
+export const ranIntoTheirFlaky = (p: Project, run: { out: string; suites: string }): boolean =>
+  namesTheirFlaky(p, run.out) || failsTheirFlaky(p, run.suites);
+
+/** `attempt` again (three times in all at most) while `theirs` says it failed on the project's own flaky test. */
+export async function beyondTheirFlaky<T>(p: Project, attempt: () => Promise<T>, theirs: (r: T) => boolean) {
+  let result = await attempt();
+  for (let more = 2; more > 0 && p.flaky !== undefined && theirs(result); more--) result = await attempt();
+  return result;
+}
+
 /** Every project of projects/, or those LEAP_REAL_PROJECTS names (`bytes,toolz`). */
 export function projects(): Project[] {
   const only = process.env.LEAP_REAL_PROJECTS?.split(',');
@@ -106,16 +121,39 @@ function aptOptions(suite: string): string[] {
   const uris = /^URIs:\s*(\S+)/m.exec(system)?.[1];
   if (uris === undefined)
     throw new Error('/etc/apt/sources.list.d/debian.sources names no URIs: cannot reach Debian archive');
-  mkdirSync(join(dir, 'etc'), { recursive: true });
-  mkdirSync(join(dir, 'lists', 'partial'), { recursive: true });
-  const keyring = /^Signed-By:\s*(\S+)/m.exec(system)?.[1] ?? '/usr/share/keyrings/debian-archive-keyring.gpg';
-  writeFileSync(
-    join(dir, 'etc', 'leap.sources'),
-    `Types: deb deb-src\nURIs: ${uris}\nSuites: ${suite}\nComponents: main\nSigned-By: ${keyring}\n`,
-  );
-  run('apt-get', [...opts, 'update', '-qq']);
-  writeFileSync(join(dir, 'ready'), '');
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = mkdtempSync(`${dir}.staging-`);
+  try {
+    mkdirSync(join(staging, 'etc'));
+    mkdirSync(join(staging, 'lists', 'partial'), { recursive: true });
+    const keyring = /^Signed-By:\s*(\S+)/m.exec(system)?.[1] ?? '/usr/share/keyrings/debian-archive-keyring.gpg';
+    writeFileSync(
+      join(staging, 'etc', 'leap.sources'),
+      `Types: deb deb-src\nURIs: ${uris}\nSuites: ${suite}\nComponents: main\nSigned-By: ${keyring}\n`,
+    );
+    const at = (path: string) => (o: string) => o.replace(dir, path);
+    run('apt-get', [...opts.map(at(staging)), 'update', '-qq']);
+    writeFileSync(join(staging, 'ready'), '');
+    settle(staging, dir);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
   return opts;
+}
+
+/** `staging` (complete, with its `ready`) becomes `dir`, unless another process made `dir` first: theirs stays. */
+function settle(staging: string, dir: string): void {
+  for (let tries = 2; ; tries--) {
+    try {
+      renameSync(staging, dir);
+      return;
+    } catch (error) {
+      if (existsSync(join(dir, 'ready'))) return;
+      if (tries === 0) throw error;
+    }
+    // A folder an interrupted run left half made (no `ready`).
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The project's artifact in the cache, downloaded by apt and checked against its sha256. */
@@ -135,8 +173,9 @@ function artifact(p: Project): string {
     if (uri === undefined)
       throw new Error(`${p.name}: apt offers no ${s.file} for ${s.package}=${s.version} (${s.suite})`);
     mkdirSync(dirname(file), { recursive: true });
-    run('/usr/lib/apt/apt-helper', ['download-file', uri, `${file}.part`, `SHA256:${s.sha256}`]);
-    renameSync(`${file}.part`, file);
+    const part = `${file}.${process.pid}.part`;
+    run('/usr/lib/apt/apt-helper', ['download-file', uri, part, `SHA256:${s.sha256}`]);
+    renameSync(part, file);
   }
   const sum = createHash('sha256').update(readFileSync(file)).digest('hex');
   if (sum !== s.sha256) throw new Error(`${p.name}: ${file} has sha256 ${sum}, not ${s.sha256}`);
@@ -160,8 +199,7 @@ function projectTree(p: Project): string {
     if (p.lockfile) cpSync(join(HERE, 'projects', p.name, 'package-lock.json'), join(tree, 'package-lock.json'));
     if (p.install === 'npm ci') run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], tree);
     writeFileSync(join(staging, 'ready'), '');
-    rmSync(dir, { recursive: true, force: true });
-    renameSync(staging, dir);
+    settle(staging, dir);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
