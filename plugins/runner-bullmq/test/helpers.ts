@@ -10,7 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
 import type { Subcommand, SubcommandIo } from '@leap/core';
 import { runSlice, type RoundRequest } from '@leap/slice';
+import * as assert from 'uvu/assert';
+import { workersCommand } from '../src/cli.js';
 import { createBullmqRunner } from '../src/index.js';
+import type { WorkersView } from '../src/workers.js';
 import { ball, contentProof, eventsOf, readLeap } from '../../../packages/slice/test/engine-helpers.js';
 
 export { eventsOf, readLeap };
@@ -562,4 +565,14 @@ export async function callCommand(command: Subcommand, argv: string[], cwd: stri
     if (typeof code !== 'number') throw error;
     return { code, stdout, stderr: `${stderr}leap: ${(error as Error).message}\n` };
   }
+}
+
+/** A worker that beats every 200 ms: a drain is heard within one. */
+export const beatEnv = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
+
+/** `leap workers --json`, which must exit 0. */
+export async function workersView(redis: string): Promise<WorkersView> {
+  const out = await callCommand(workersCommand, ['--redis', redis, '--json'], process.cwd(), beatEnv());
+  assert.is(out.code, 0, out.stderr);
+  return JSON.parse(out.stdout) as WorkersView;
 }

@@ -5,8 +5,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { workersCommand } from '../src/cli.js';
-import type { WorkersView } from '../src/workers.js';
 import {
+  beatEnv,
   callCommand,
   gateFile,
   here,
@@ -22,16 +22,10 @@ import {
   TWO_BALLS_BASE,
   twoBalls,
   until,
+  workersView,
 } from './helpers.js';
 
-// Beats every 200 ms, as in workers.slow.test.ts.
-const env = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
-
-async function workersView(redis: string): Promise<WorkersView> {
-  const out = await callCommand(workersCommand, ['--redis', redis, '--json'], process.cwd(), env());
-  assert.is(out.code, 0, out.stderr);
-  return JSON.parse(out.stdout) as WorkersView;
-}
+const env = beatEnv;
 
 /** The agents file of `twoBalls` plus agent z of a family (fz) no round asks for. */
 function withOtherFamily(agents: string): string {

@@ -8,6 +8,7 @@ import { workersCommand } from '../src/cli.js';
 import type { WorkersView } from '../src/workers.js';
 import { seal } from '../src/sign.js';
 import {
+  beatEnv,
   callCommand,
   gateFile,
   openGate,
@@ -22,16 +23,10 @@ import {
   TWO_BALLS_BASE,
   twoBalls,
   until,
+  workersView,
 } from './helpers.js';
 
-// Beats every 200 ms: a drain is heard within one.
-const env = () => testEnv({ LEAP_BULLMQ_HEARTBEAT_MS: '200' });
-
-async function workersView(redis: string): Promise<WorkersView> {
-  const out = await callCommand(workersCommand, ['--redis', redis, '--json'], process.cwd(), env());
-  assert.is(out.code, 0, out.stderr);
-  return JSON.parse(out.stdout) as WorkersView;
-}
+const env = beatEnv;
 
 // Labels, --max-leaf and priorities: labels-priorities.slow.test.ts.
 const test = suite('leap workers: presence, drain, forged records, the command line');
