@@ -555,6 +555,7 @@ parts('leap mcp --help and a stray argument, through the command table', async (
   };
   assert.is(await main(['mcp', '--help'], io), 0);
   assert.is(out.join(''), `${MCP_USAGE}\n`);
+  for (const tool of MCP_TOOLS) assert.match(MCP_USAGE, new RegExp(`\\b${tool}\\b`), `--help names ${tool}`);
   try {
     await main(['mcp', 'extra'], io);
     assert.unreachable();
