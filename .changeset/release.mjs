@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The release: `changeset version` (versions and changelogs from the changesets in this folder), the
-// lockfile brought in line, a build, then `npm publish` of every public workspace package in
-// dependency order (a package only after each @leap/* package it depends on; the packages of one such
-// wave side by side, four npm processes at a time), skipping a version the
+// lockfile brought in line, a build, the declarations (tools/declarations.mjs), then `npm publish` of every
+// public workspace package in dependency order (a package only after each @leap/* package it depends on;
+// the packages of one such wave side by side, four npm processes at a time), skipping a version the
 // registry already has, so a release interrupted half-way is finished by running it again.
 //
 //   node .changeset/release.mjs [--no-version] [--no-build] [--no-tag] [--dry-run] [--registry URL]
@@ -164,6 +164,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     await run('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund', '--ignore-scripts']);
   }
   if (options.build) await run('npm', ['run', 'build']);
+  await run(process.execPath, [join(root, 'tools', 'declarations.mjs')]);
   const registry = options.registry ? ['--registry', options.registry] : [];
   if (options.pack !== undefined) {
     mkdirSync(options.pack, { recursive: true });
