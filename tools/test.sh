@@ -77,7 +77,11 @@ start=$SECONDS
 PATH="$hidden:$PATH" npm test 2>&1 | tee "$log"
 fast=$((SECONDS - start))
 # The fast tier has just built every package: the slow tier runs on those builds rather than a second one.
-npm run test:slow -- --excludeTaskDependencies 2>&1 | tee -a "$log"
+# Node parses NODE_EXTRA_CA_CERTS at each start; npm's installs are the tests' only TLS and get the file as
+# npm's cafile (`npm test` drops it too: docs/decisions/test-ca-certs.md).
+ca=()
+[ -n "${NODE_EXTRA_CA_CERTS:-}" ] && ca=("npm_config_cafile=$NODE_EXTRA_CA_CERTS")
+env -u NODE_EXTRA_CA_CERTS "${ca[@]}" npm run test:slow -- --excludeTaskDependencies 2>&1 | tee -a "$log"
 echo "tools/test.sh: the fast tier took ${fast} s, the slow tier $((SECONDS - start - fast)) s"
 # Nx marks a replayed task `[local cache]` (or `[remote cache]`, or `existing outputs match the cache`)
 # and its summary says "Nx read the output from the cache".

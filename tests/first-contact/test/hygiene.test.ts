@@ -163,7 +163,7 @@ hygiene(
     );
     assert.match(
       script,
-      /^npm run test:slow -- --excludeTaskDependencies 2>&1 \| tee -a "\$log"$/m,
+      /^env -u NODE_EXTRA_CA_CERTS "\$\{ca\[@\]\}" npm run test:slow -- --excludeTaskDependencies 2>&1 \| tee -a "\$log"$/m,
       'then the slow tier, on those builds',
     );
     const help = spawnSync(join(repoRoot, 'tools/test.sh'), ['--help'], { encoding: 'utf8' });
