@@ -6,12 +6,14 @@
 // once when nothing is left, else after a short grace, naming what was left open, with uvu's exit code
 // (a leaked handle alone fails nothing; it is reported so it can be fixed).
 //
-// With --jobs N (N > 1) each test file runs in a process of its own, N at a time (a package whose files
-// each drive whole runs spends most of its time waiting on them); each file's output is printed whole when
-// it ends, with its seconds, then the sums. Coverage still gathers: the processes inherit c8's variable.
+// With --jobs N (N > 1) the files run in N worker processes, each taking the next file when it is done with
+// one (a package whose files each drive whole runs spends most of its time waiting on them), so the sources
+// load N times, not once a file; each file's output is printed whole when it ends, with its seconds, then the
+// sums. A worker that dies fails its file and is replaced. Coverage still gathers: workers inherit c8's variable.
 //
 //   node --import tsx ../../tools/uvu.mjs [--jobs N] DIR PATTERN [--bail]
 import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'uvu/parse';
@@ -37,6 +39,9 @@ if (dir === undefined || dir === '--help' || dir === '-h' || rest.length > 0) {
   process.exit(dir === '--help' || dir === '-h' ? 0 : 2);
 }
 process.env.FORCE_COLOR ??= '1';
+// What a worker prints after each file: the file's exit code follows it.
+const DONE = '\u0000leap-uvu-done';
+if (pattern === '--worker') await worker();
 let ctx;
 try {
   ctx = await parse(dir, pattern, { cwd: '.' });
@@ -58,38 +63,72 @@ const timer = setTimeout(() => {
 }, GRACE_MS);
 timer.unref();
 
-/** Run each file in a child of this runner, `jobs` at a time; resolves to 1 when any failed. */
+/** A worker (`tools/uvu.mjs DIR --worker`): runs each file named on its standard input, then prints DONE and its code. */
+async function worker() {
+  for await (const file of createInterface({ input: process.stdin })) {
+    globalThis.UVU_QUEUE?.splice(0);
+    try {
+      await run((await parse(dir, `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, { cwd: '.' })).suites, { bail });
+    } catch (error) {
+      process.stderr.write(`${error?.stack ?? error}\n`);
+      process.exitCode = 1;
+    }
+    process.stdout.write(`\n${DONE} ${process.exitCode ?? 0}\n`);
+    process.exitCode = 0;
+  }
+  process.exit(0);
+}
+
+/** Run the files in `jobs` workers, each given the next file when it is done; resolves to 1 when any failed. */
 async function runFiles(files) {
   const queue = [...files];
   const totals = { total: 0, passed: 0, skipped: 0 };
   let failed = [];
   const started = Date.now();
-  const one = (file) =>
-    new Promise((resolve) => {
-      const t0 = Date.now();
-      const exact = `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-      const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), dir, exact], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const chunks = [];
-      child.stdout.on('data', (d) => chunks.push(d));
-      child.stderr.on('data', (d) => chunks.push(d));
-      child.on('close', (status, signal) => {
-        const out = Buffer.concat(chunks).toString();
-        const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
-        for (const key of Object.keys(totals))
-          totals[key] += Number(new RegExp(`${key}:\\s+(\\d+)`, 'i').exec(plain)?.[1] ?? 0);
-        if (status !== 0) failed.push(file);
-        process.stdout.write(
-          `${out}  (${file}: ${((Date.now() - t0) / 1000).toFixed(1)} s${status === 0 ? '' : `, exit ${status ?? signal}`})\n\n`,
-        );
-        resolve();
-      });
-    });
-  const worker = async () => {
-    while (queue.length > 0 && !(bail && failed.length > 0)) await one(queue.shift());
+  const report = (file, t0, out, status) => {
+    const plain = out.replace(/\x1b\[[0-9;]*m/g, '');
+    for (const key of Object.keys(totals))
+      totals[key] += Number(new RegExp(`${key}:\\s+(\\d+)`, 'i').exec(plain)?.[1] ?? 0);
+    if (status !== 0) failed.push(file);
+    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+    process.stdout.write(
+      `${out.replace(/\n*$/, '\n\n')}  (${file}: ${seconds} s${status === 0 ? '' : `, exit ${status}`})\n\n`,
+    );
   };
-  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  // One worker: resolves when the queue is empty (or --bail saw a failure), replaced by another when it dies.
+  const work = () =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), dir, '--worker'], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let file = null;
+      let t0 = 0;
+      let out = '';
+      const next = () => {
+        file = queue.length > 0 && !(bail && failed.length > 0) ? queue.shift() : null;
+        if (file === null) return child.stdin.end();
+        t0 = Date.now();
+        out = '';
+        child.stdin.write(`${file}\n`);
+      };
+      const take = (data) => {
+        out += data;
+        const at = out.indexOf(DONE);
+        const end = out.indexOf('\n', at + DONE.length);
+        if (at === -1 || end === -1) return;
+        report(file, t0, out.slice(0, at), Number(out.slice(at + DONE.length, end)));
+        next();
+      };
+      child.stdout.setEncoding('utf8').on('data', take);
+      child.stderr.setEncoding('utf8').on('data', (data) => (file === null ? process.stderr.write(data) : take(data)));
+      child.on('close', (status, signal) => {
+        if (file === null) return resolve();
+        report(file, t0, out, status ?? signal ?? 1);
+        resolve(work());
+      });
+      next();
+    });
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, work));
   failed = failed.sort();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   process.stdout.write(
