@@ -139,4 +139,24 @@ limits(
   },
 );
 
+limits('a suite ended by VERI_SUITE_TIMEOUT, a limit of its own beside a long leaf limit, is named by it', async () => {
+  const repo = makeProject();
+  const token = `leap-suite-timeout-${process.pid}`;
+  // Prints, so the idle limit never ends it: only the suite's own time limit can.
+  const testCmd = `echo 'polling'; exec -a ${token} sh -c 'while :; do echo still polling; sleep 0.2; done'`;
+  const agents = commandAgents(slugSteps([TITLE]));
+  const env = { ...oneStepRun(repo, '').env, VERI_TIMEOUT: '60', VERI_SUITE_TIMEOUT: '1', VERI_KILL_AFTER: '0.2' };
+  const result = await runTdd(oneStepRun(repo, agents.file, { testCmd, env }));
+  assert.is(result.bail?.cause, 'suite-limit', JSON.stringify(result.bail));
+  assert.match(
+    result.bail?.narration ?? '',
+    `its time limit (1, VERI_SUITE_TIMEOUT) ended it, with every process it started. Its last output line: "still polling". If the suite needs longer, raise VERI_SUITE_TIMEOUT;`,
+  );
+  assert.equal(
+    processesWhoseArgv((argv) => argv[0] === token),
+    [],
+  );
+  assert.is(git(repo, 'branch', '--list', 'leap/*'), '');
+});
+
 limits.run();
