@@ -4,10 +4,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
-import { workersCommand } from '../src/cli.js';
 import {
   beatEnv,
-  callCommand,
   gateFile,
   here,
   openGate,
@@ -18,7 +16,6 @@ import {
   spawnWorker,
   startRedis,
   stopAll,
-  testEnv,
   TWO_BALLS_BASE,
   twoBalls,
   until,

@@ -19,7 +19,6 @@ import {
   spawnWorker,
   startRedis,
   stopAll,
-  testEnv,
   TWO_BALLS_BASE,
   twoBalls,
   until,
