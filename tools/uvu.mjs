@@ -14,7 +14,7 @@
 //   node --import tsx ../../tools/uvu.mjs [--jobs N] DIR PATTERN [--bail]
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'uvu/parse';
 import { run } from 'uvu/run';
@@ -63,12 +63,12 @@ const timer = setTimeout(() => {
 }, GRACE_MS);
 timer.unref();
 
-/** A worker (`tools/uvu.mjs DIR --worker`): runs each file named on its standard input, then prints DONE and its code. */
+/** A worker (`tools/uvu.mjs DIR --worker`): runs each file its standard input names, then prints DONE, its code. */
 async function worker() {
   for await (const file of createInterface({ input: process.stdin })) {
     globalThis.UVU_QUEUE?.splice(0);
     try {
-      await run((await parse(dir, `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, { cwd: '.' })).suites, { bail });
+      await run([{ name: file, file: resolve(dir, file) }], { bail });
     } catch (error) {
       process.stderr.write(`${error?.stack ?? error}\n`);
       process.exitCode = 1;
@@ -123,7 +123,7 @@ async function runFiles(files) {
       child.stderr.setEncoding('utf8').on('data', (data) => (file === null ? process.stderr.write(data) : take(data)));
       child.on('close', (status, signal) => {
         if (file === null) return resolve();
-        report(file, t0, out, status ?? signal ?? 1);
+        report(file, t0, out, status || signal || 1); // ended before the file did: a failure, whatever its code
         resolve(work());
       });
       next();

@@ -94,11 +94,13 @@ hygiene(
     assert.is(r.signal, null, "the runner ended by itself, not by the test's timeout");
     assert.is(r.status, 1, `${r.stdout}${r.stderr}`);
     assert.match(r.stderr, /the tests left \d+ handle\(s\) open \(.*TCPServerWrap.*\); ending the process/);
-    // With --jobs, each file in its own process: the failing file fails the run, and the sums count both files.
-    writeFileSync(
-      join(dir, 'fine.test.ts'),
-      "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\ntest('fine', () => assert.ok(true));\ntest.run();\n",
-    );
+    // With --jobs, files run in workers: the failing file fails the run, and the sums count the files. A file that
+    // kills its worker (an exception in a timer, exit code 0 asked) fails, and a new worker runs the next one.
+    const fine =
+      "import { test } from 'uvu';\nimport * as assert from 'uvu/assert';\ntest('fine', () => assert.ok(true));\ntest.run();\n";
+    writeFileSync(join(dir, 'fine.test.ts'), fine);
+    writeFileSync(join(dir, 'gone.test.ts'), fine.replace('assert.ok(true)', 'process.reallyExit(0)'));
+    writeFileSync(join(dir, 'later.test.ts'), fine);
     const jobs = spawnSync(
       process.execPath,
       ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), '--jobs', '2', dir, '\\.test\\.ts$'],
@@ -110,9 +112,11 @@ hygiene(
       },
     );
     assert.is(jobs.status, 1, `${jobs.stdout}${jobs.stderr}`);
-    assert.match(jobs.stdout, /Total: +3\n +Passed: +2\n/);
-    assert.match(jobs.stdout, /Failed: +leak\.test\.ts\n/);
+    assert.match(jobs.stdout, /Total: +4\n +Passed: +3\n/);
+    assert.match(jobs.stdout, /Failed: +gone\.test\.ts, leak\.test\.ts\n/);
     assert.match(jobs.stdout, /\(fine\.test\.ts: [\d.]+ s\)/);
+    assert.match(jobs.stdout, /\(gone\.test\.ts: [\d.]+ s, exit 1\)/);
+    assert.match(jobs.stdout, /\(later\.test\.ts: [\d.]+ s\)/);
   },
 );
 
