@@ -10,7 +10,8 @@
 # hidden from its PATH (a shim of each that says so and exits 127), so a fast test that needs one fails
 # at once. The slow tier (each project's `test-slow` target, *.slow.test.ts) runs with the normal PATH.
 # The fast tier runs three Nx tasks at a time, the slow tier two, but for slice's slow tests, which run alone:
-# its engine-kill matrix loses races under load. The real projects share the machine: a run their own flaky test failed is made again.
+# its engine-kill matrix loses races under load. The real projects share the machine: a run their own flaky
+# test failed is made again.
 #
 # What it installs, from Debian's packages, when the command is missing (as root, or through sudo):
 #   chromium        the report's and `leap serve`'s browser tests (playwright-core drives it)
