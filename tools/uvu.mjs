@@ -9,7 +9,11 @@
 // With --jobs N (N > 1) the files run in N worker processes, each taking the next file when it is done with
 // one (a package whose files each drive whole runs spends most of its time waiting on them), so the sources
 // load N times, not once a file; each file's output is printed whole when it ends, with its seconds, then the
-// sums. A worker that dies fails its file and is replaced. Coverage still gathers: workers inherit c8's variable.
+// sums. A worker that dies fails its file and is replaced.
+//
+// Coverage is this process's own (issue 43): Node keeps the folder it started with, so the variable is taken out
+// of the environment and what the tests start (bins, fixtures, git, agents) writes none. Workers get it back; a test
+// that runs sources in a child of its own passes LEAP_TEST_COVERAGE on as NODE_V8_COVERAGE.
 //
 //   node --import tsx ../../tools/uvu.mjs [--jobs N] DIR PATTERN [--bail]
 import { spawn } from 'node:child_process';
@@ -39,6 +43,10 @@ if (dir === undefined || dir === '--help' || dir === '-h' || rest.length > 0) {
   process.exit(dir === '--help' || dir === '-h' ? 0 : 2);
 }
 process.env.FORCE_COLOR ??= '1';
+const coverage = process.env.NODE_V8_COVERAGE;
+delete process.env.NODE_V8_COVERAGE;
+if (coverage === undefined) delete process.env.LEAP_TEST_COVERAGE;
+else process.env.LEAP_TEST_COVERAGE = coverage;
 // What a worker prints after each file: the file's exit code follows it.
 const DONE = '\u0000leap-uvu-done';
 if (pattern === '--worker') await worker();
@@ -100,6 +108,7 @@ async function runFiles(files) {
     new Promise((resolve) => {
       const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), dir, '--worker'], {
         stdio: ['pipe', 'pipe', 'pipe'],
+        env: coverage === undefined ? process.env : { ...process.env, NODE_V8_COVERAGE: coverage },
       });
       let file = null;
       let t0 = 0;

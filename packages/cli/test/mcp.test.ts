@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { hostileTitles, makeGitRepo, makeTempDir, repoRoot, runCommand, suite } from '@leap/test-utils';
+import { hostileTitles, makeGitRepo, makeTempDir, repoRoot, runCommand, sourceCoverage, suite } from '@leap/test-utils';
 import { MCP_TOOLS, binAnswer, optionArgs } from '../src/mcp-server.js';
 import { detachedName, readDetached } from '../src/mcp-runs.js';
 import { MCP_USAGE } from '../src/mcp-cli.js';
@@ -97,7 +97,7 @@ mcp.before(async () => {
       command: process.execPath,
       args: [...SOURCE_BIN, 'mcp'],
       cwd: ctx.repo,
-      env: cleanEnv(),
+      env: { ...cleanEnv(), ...sourceCoverage() },
       stderr: 'inherit',
     }),
   );

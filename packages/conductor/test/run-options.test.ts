@@ -6,7 +6,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanupTempDirs, makeTempDir, repoRoot } from '@leap/test-utils';
+import { cleanupTempDirs, makeTempDir, repoRoot, sourceCoverage } from '@leap/test-utils';
 import { requestStop } from '@leap/core';
 import { shellWord } from '@leap/core';
 import { givenOptions, mergeOptions, describeOptions } from '../src/run-options.js';
@@ -26,7 +26,7 @@ function paste(line: string, cwd: string): { code: number; out: string } {
     `#!/bin/sh\nexec ${shellWord(process.execPath)} --conditions=leap-source --import ${shellWord(TSX)} ${shellWord(LEAP)} "$@"\n`,
   );
   chmodSync(join(bin, 'leap'), 0o755);
-  const env = cleanEnv();
+  const env = { ...cleanEnv(), ...sourceCoverage() };
   const ran = spawnSync('bash', ['-c', line], { cwd, env: { ...env, PATH: `${bin}:${env.PATH}` }, encoding: 'utf8' });
   return { code: ran.status ?? 128, out: `${ran.stdout}${ran.stderr}` };
 }

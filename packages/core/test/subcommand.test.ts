@@ -5,6 +5,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sourceCoverage } from '@leap/test-utils';
 import { processSubcommandIo } from '../src/index.js';
 import { stdoutIsTerminal } from '../src/subcommand.js';
 
@@ -22,6 +23,7 @@ io('stdout and stderr write whole texts to descriptors 1 and 2, and a pipe is no
   const script = `import { processSubcommandIo } from ${JSON.stringify(index)}; const io = processSubcommandIo(); io.stdout('out:' + io.isTTY); io.stderr('err ✓');`;
   const ran = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
+    env: { ...process.env, ...sourceCoverage() },
   });
   assert.is(ran.status, 0, ran.stderr);
   assert.is(ran.stdout, 'out:false');
@@ -41,6 +43,7 @@ io(
       .join(' ');
     const ran = spawnSync('script', ['-q', '-e', '-c', command, '/dev/null'], {
       encoding: 'utf8',
+      env: { ...process.env, ...sourceCoverage() },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     assert.is(ran.status, 0, ran.stderr);

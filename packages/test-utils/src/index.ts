@@ -20,6 +20,10 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../
 
 const made: string[] = [];
 
+/** What a child running sources under tsx needs for its coverage to count (tools/uvu.mjs keeps c8's folder apart). */
+export const sourceCoverage = (): Record<string, string> =>
+  process.env.LEAP_TEST_COVERAGE === undefined ? {} : { NODE_V8_COVERAGE: process.env.LEAP_TEST_COVERAGE };
+
 /** A fresh temp folder (real path), removed by `cleanupTempDirs`. */
 export function makeTempDir(prefix = 'leap-test-'): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanupTempDirs, git, makeTempDir, waitFor } from '@leap/test-utils';
+import { cleanupTempDirs, git, makeTempDir, sourceCoverage, waitFor } from '@leap/test-utils';
 import {
   BASE_DIFF_LIMIT,
   checkGroundTruth,
@@ -314,6 +314,7 @@ scratch('removes the folder after work, after a throw, and on a signal; the repo
   assert.not.ok(existsSync(seen));
   assert.is(worktrees(repo), 1);
   const child = spawn(process.execPath, ['--import', 'tsx', join(fixtures, 'worktree-hold.ts'), repo], {
+    env: { ...process.env, ...sourceCoverage() },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';

@@ -7,7 +7,7 @@ import { connect as connectTcp, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { git, makeGitRepo, makeTempDir } from '@leap/test-utils';
+import { git, makeGitRepo, makeTempDir, sourceCoverage } from '@leap/test-utils';
 import type { Subcommand, SubcommandIo } from '@leap/core';
 import { runSlice, type RoundRequest } from '@leap/slice';
 import * as assert from 'uvu/assert';
@@ -198,7 +198,7 @@ export interface LeapProcess {
 export function spawnLeap(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): LeapProcess {
   const child = spawn(process.execPath, ['--import', tsx, join(fixtures, 'leap.ts'), ...args], {
     cwd: options.cwd,
-    env: options.env ?? testEnv(),
+    env: { ...(options.env ?? testEnv()), ...sourceCoverage() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
