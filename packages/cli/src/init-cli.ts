@@ -99,7 +99,7 @@ export async function initMain(argv: string[], io: SubcommandIo, ask?: Ask): Pro
     const files = planFiles(choices.choices, issue);
     if (values.json !== true) io.stdout(showPlan(choices, files));
     const fresh = files.filter((f) => !f.exists);
-    const unwritten = () => `${JSON.stringify(report(choices, files, [], false, issue, null))}\n`;
+    const unwritten = () => `${JSON.stringify(report(choices, files, [], issue, null))}\n`;
     if (fresh.length > 0 && values.yes !== true) {
       if (terminal === undefined) {
         if (values.json === true) io.stdout(unwritten());
@@ -118,7 +118,7 @@ export async function initMain(argv: string[], io: SubcommandIo, ask?: Ask): Pro
         ? choices.choices.agentsFile
         : null;
     const head = git(root, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
-    const result = report(choices, files, written, fresh.length > 0, issue, {
+    const result = report(choices, files, written, issue, {
       ...treeAfter(root, written),
       leap: leapCommand(root, io.env, leapBin()),
       agentsUnnamed,

@@ -31,7 +31,6 @@ export function report(
   decided: Decided,
   files: PlannedFile[],
   written: string[],
-  wrote: boolean,
   issue: number,
   facts: Pick<NextFacts, 'commit' | 'dirty' | 'leap' | 'agentsUnnamed' | 'branch'> | null,
 ): InitReport {
@@ -41,7 +40,7 @@ export function report(
     facts === null ? { next: [], blocked: [] } : nextSteps({ ...decided.choices, ...facts, issue, testProblem });
   return {
     root,
-    written: wrote,
+    written: written.length > 0,
     testCommand: decided.testCommand,
     candidates: decided.candidates,
     agents,

@@ -395,6 +395,29 @@ test('on a terminal it asks: the answers are written; declining writes nothing (
   assert.match(run.out.join(''), / init --try \(or .* demo, on a sample project\)\.\n/);
 });
 
+test('--json says written: false when every file shown appeared before the answer (kept, byte for byte)', async () => {
+  const files = { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) };
+  const shown = io(makeGitRepo({ files }));
+  assert.is(await initMain(['--yes', '--json'], shown.io), 0);
+  const paths = (JSON.parse(shown.out.join('')) as InitReport).files.map((f) => f.path);
+  const dir = makeGitRepo({ files });
+  const theirs = "the user's, written meanwhile: $x `y` é\n";
+  const ask = async (question: string) => {
+    if (question.startsWith('Write '))
+      for (const path of paths) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), theirs);
+      }
+    return '';
+  };
+  const run = io(dir);
+  assert.is(await initMain(['--json'], run.io, ask), 0);
+  const report = JSON.parse(run.out.join('')) as InitReport;
+  assert.is(report.written, false);
+  assert.equal(new Set(report.files.map((f) => f.status)), new Set(['kept']));
+  for (const path of paths) assert.is(readFileSync(join(dir, path), 'utf8'), theirs, path);
+});
+
 test('the bin: leap init --yes --json in a Node repository, skills from the built package, through the bundled chunk', async () => {
   const dir = makeGitRepo({ files: { 'package.json': JSON.stringify({ scripts: { test: 'node --test' } }) } });
   const ran = await runCommand(process.execPath, [BIN, 'init', '--yes', '--json', '--skills', 'agent skills'], {
