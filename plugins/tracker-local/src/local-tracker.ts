@@ -44,7 +44,7 @@ export function createLocalTracker(options: LocalTrackerOptions = {}): TrackerPl
       writeFileAtomic(file, tickCriterion(readFileSync(file, 'utf8'), criterion, file));
     },
     openDraftPullRequest: async ({ title, body, branch, base, issue }) => {
-      if (branch === '' || title === '') {
+      if (branch === '' || title.trim() === '') {
         const got = `${showValue(title)} and ${showValue(branch)}`;
         throw new UsageError(`Expected a non-empty title and branch for a draft pull request, got ${got}`);
       }

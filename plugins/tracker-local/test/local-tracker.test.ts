@@ -149,10 +149,12 @@ tracker('openDraftPullRequest writes a local record and returns its file URL', a
     "# It's `$x`\n\nState: draft\nBase: main\nHead: leap/issue-3\nIssue: 3\n\n## Summary\n\nSteps:\n- one\n",
   );
   assert.is(local.issueFile?.(3), join(state, 'issues', '3.md'));
-  await local.openDraftPullRequest({ title: '', body: '', branch: 'b' }).then(
-    () => assert.unreachable(),
-    (e: Error) => assert.match(e.message, /non-empty title and branch/),
-  );
+  for (const title of ['', ' \t\n'])
+    await local.openDraftPullRequest({ title, body: '', branch: 'b' }).then(
+      () => assert.unreachable(),
+      (e: Error) => assert.match(e.message, /non-empty title and branch/),
+    );
+  assert.not.ok(existsSync(join(state, 'pull-requests', 'b.md')), 'a refused pull request writes nothing');
 });
 
 tracker.run();
