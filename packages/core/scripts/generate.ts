@@ -6,8 +6,8 @@ import {
   toPublishedSchema,
   writeGenerated,
   writeSchemaFiles,
-} from '../src/json-schema.js';
-import { renderValidatorModule } from '../src/validator-module.js';
+  renderValidatorModule,
+} from '../src/validator-module.js';
 
 writeSchemaFiles(new URL('../schemas/', import.meta.url), coreJsonSchemas());
 const validators = eventSchema.options.map((option) => {

@@ -1,7 +1,7 @@
 // Atomic file replacement: a reader sees the old content or the new, never a part.
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { randomHex } from './random-hex.js';
+import { orElse } from './read-file.js';
 
 export interface AtomicWriteOptions {
   mode?: number;
@@ -40,11 +40,7 @@ export function writeFileAtomic(
   try {
     renameSync(tmp, file);
   } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
-    }
+    orElse(() => unlinkSync(tmp), null);
     throw error;
   }
   if (durable) syncDir(dir);
@@ -79,16 +75,11 @@ function writeParts(fd: number, parts: readonly string[] | ((out: TextParts) => 
   return written;
 }
 
-/** Flush a folder's entries, so a rename survives a crash; file systems that refuse it are ignored. */
 export function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const fd = orElse(() => openSync(dir, 'r'), null);
+  if (fd === null) return;
+  orElse(() => fsyncSync(fd), null);
+  closeSync(fd);
 }
 
 /** Unlink `file`; one already gone is fine (unlinkSync: rmSync loads Node's internal rimraf on first use). */
@@ -99,3 +90,7 @@ export function unlinkIfPresent(file: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
+
+// For temp names and lock tokens, never secrets: Math.random spares loading node:crypto, and 'wx' guards collisions.
+export const randomHex = (bytes: number): string =>
+  Array.from({ length: bytes }, () => (Math.floor(Math.random() * 256) + 256).toString(16).slice(1)).join('');

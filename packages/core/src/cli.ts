@@ -19,7 +19,6 @@ export function writeFd(fd: 1 | 2, text: string): void {
 }
 
 export interface CliOptions {
-  /** The exit code of an unexpected error (a bug or a failed system call). */
   internalExitCode?: number;
   /** Skip Node's slow teardown: only for commands whose writes are all sync and whose children have all ended. */
   exitWhenDone?: boolean;
@@ -35,13 +34,10 @@ export async function runCli(
     process.exitCode = (await main()) ?? 0;
   } catch (error) {
     const code = (error as { exitCode?: unknown }).exitCode;
-    if (typeof code === 'number') {
-      writeFd(2, `${prog}: ${(error as Error).message}\n`);
-      process.exitCode = code;
-    } else {
-      writeFd(2, `${prog}: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
-      process.exitCode = options.internalExitCode ?? 2;
-    }
+    const internal = typeof code !== 'number';
+    const said = internal ? `internal error: ${(error as Error)?.stack ?? String(error)}` : (error as Error).message;
+    writeFd(2, `${prog}: ${said}\n`);
+    process.exitCode = internal ? (options.internalExitCode ?? 2) : code;
   }
   if (options.exitWhenDone === true) process.exit();
 }
@@ -93,4 +89,18 @@ function bindValues(argv: string[], options: Record<string, CliOption>, stopAtPo
     out.push(bind ? `--${entry[0]}=${argv[++i]}` : arg);
   }
   return out;
+}
+
+const killPoints = new Map<string, number>();
+
+/** Tests only: with PREFIX_KILL_AT=k, SIGKILL this process at its k-th kill point (or the one named k). */
+export function killPoint(prefix: string, name: string): void {
+  const at = process.env[`${prefix}_KILL_AT`];
+  if (at === undefined || at === '') return;
+  const n = (killPoints.get(prefix) ?? 0) + 1;
+  killPoints.set(prefix, n);
+  if (process.env[`${prefix}_KILL_TRACE`] === '1') writeFd(2, `kill point ${n}: ${name}\n`);
+  if (n !== Number(at) && at !== name) return;
+  process.kill(process.pid, 'SIGKILL');
+  for (;;) Atomics.wait(pause, 0, 0, 1000);
 }

@@ -30,22 +30,19 @@ export class FileFormatError extends LeapError {
 /** Something the toolchain relies on failed (git, the file system, a lock held by a live process). */
 export class InternalError extends LeapError {}
 
-export function showValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
-}
+export const showValue = (value: unknown): string =>
+  typeof value === 'string' ? JSON.stringify(value) : String(value);
 
 // C0 and C1 controls, DEL, and the bidirectional overrides that reorder what a terminal shows.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` on one line with no terminal control: each control character (newlines too) written as \uXXXX. */
-export function showText(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+export const showText = (text: string): string =>
+  text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** A word a POSIX shell reads back byte for byte, for commands printed for a person to paste. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
+export const shellWord = (word: string): string =>
+  /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
 
 /** ` (did you mean "x"?)` when one of `known` is a likely typo of `word` (a short edit away, or its start); else ''. */
 export function didYouMean(word: string, known: Iterable<string>): string {

@@ -70,9 +70,8 @@ function finish(args: readonly string[], options: GitOptions, ran: GitResult): G
   throw new GitError(args, options.cwd, ran.code, ran.stderr || ran.stdout, { exitCode: options.exitCode });
 }
 
-function signalCode(signal: NodeJS.Signals | null): number {
-  return 128 + (signal === null ? 0 : (process.getBuiltinModule('node:os').constants.signals[signal] ?? 0));
-}
+const signalCode = (signal: NodeJS.Signals | null): number =>
+  128 + (signal === null ? 0 : (process.getBuiltinModule('node:os').constants.signals[signal] ?? 0));
 
 export function runGitSync(args: readonly string[], options: GitOptions): GitResult {
   const { cwd, input = '', exitCode } = options;
@@ -104,13 +103,39 @@ export function runGit(args: readonly string[], options: GitOptions): Promise<Gi
   }).then((ran) => finish(args, options, ran));
 }
 
-export async function gitText(args: readonly string[], options: GitOptions): Promise<string> {
-  return (await runGit(args, options)).stdout.replace(/\n$/, '');
-}
+export const gitText = async (args: readonly string[], options: GitOptions): Promise<string> =>
+  (await runGit(args, options)).stdout.replace(/\n$/, '');
+export const gitTextSync = (args: readonly string[], options: GitOptions): string =>
+  runGitSync(args, options).stdout.replace(/\n$/, '');
 
-export function gitTextSync(args: readonly string[], options: GitOptions): string {
-  return runGitSync(args, options).stdout.replace(/\n$/, '');
-}
-
-/** Split git's `-z` output into its parts (paths may hold any byte but NUL). */
 export const splitNul = (text: string): string[] => text.split('\0').filter((part) => part !== '');
+
+/** HEAD's commit (null before the first), its branch (null when detached), and each changed path: X is the index's
+ * side, Y the work tree's (`.` unchanged; `?` both for an untracked path). */
+export type StatusV2 = { oid: string | null; branch: string | null; entries: { x: string; y: string; path: string }[] };
+
+// Fields before the path in `1`, `2` (its origin follows as an entry of its own) and `u` entries (git-status(1)).
+const FIELDS: Record<string, number | undefined> = { 1: 8, 2: 9, u: 10 };
+
+/** Parse `git status --porcelain=v2 -z` output (with or without `--branch`); paths may hold spaces and any byte. */
+export function parseStatusV2(out: string): StatusV2 {
+  const found: StatusV2 = { oid: null, branch: null, entries: [] };
+  const entries = out.split('\0');
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i] as string;
+    if (entry.startsWith('# branch.oid '))
+      found.oid = /^[0-9a-f]{40,64}$/.test(entry.slice(13)) ? entry.slice(13) : null;
+    else if (entry.startsWith('# branch.head '))
+      found.branch = entry === '# branch.head (detached)' ? null : entry.slice(14);
+    else if (entry.startsWith('? ')) found.entries.push({ x: '?', y: '?', path: entry.slice(2) });
+    else {
+      const fields = entry[1] === ' ' ? FIELDS[entry[0] as string] : undefined;
+      if (fields === undefined) continue;
+      const parts = entry.split(' ');
+      const xy = parts[1] ?? '..';
+      found.entries.push({ x: xy[0] ?? '.', y: xy[1] ?? '.', path: parts.slice(fields).join(' ') });
+      if (entry[0] === '2') i++;
+    }
+  }
+  return found;
+}

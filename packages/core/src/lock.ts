@@ -1,10 +1,28 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
 import { linkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { readFileIfExists } from './read-file.js';
-import { randomHex } from './random-hex.js';
+import { orElse, readFileIfExists } from './read-file.js';
+import { randomHex } from './atomic-write.js';
 import { InternalError } from './errors.js';
-import { formatKeyValues, parseKeyValues } from './key-value.js';
 import { isProcessAlive, processIdentity } from './process-identity.js';
+
+/** The `key=value` line format of pid, exit and lock files, after a first line. */
+export function formatKeyValues(first: string | null, values: Record<string, string | number | undefined | null>) {
+  const lines = first === null ? [] : [first];
+  for (const [key, value] of Object.entries(values))
+    if (value !== undefined && value !== null) lines.push(`${key}=${String(value).replace(/[\r\n]/g, ' ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Parse such a file: its first line, and the `key=value` lines after it (later keys win). */
+export function parseKeyValues(text: string): { first: string; values: Record<string, string> } {
+  const [first = '', ...rest] = text.split('\n');
+  const values: Record<string, string> = {};
+  for (const line of rest) {
+    const eq = line.indexOf('=');
+    if (eq > 0) values[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return { first, values };
+}
 
 /** A held lock; `release` removes the file only while it is still ours. */
 export type Lock = NonNullable<ReturnType<typeof tryLock>>;
@@ -25,25 +43,17 @@ const holderIsAlive = (holder: LockHolder): boolean => namesHolder(holder) && is
 const HALF_WRITTEN_LOCK_MS = 1000;
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-function isBeingWritten(file: string): boolean {
-  try {
+const isBeingWritten = (file: string): boolean =>
+  orElse(() => {
     const stat = statSync(file);
     return stat.size === 0 && Date.now() - stat.mtimeMs < HALF_WRITTEN_LOCK_MS;
-  } catch {
-    return false;
-  }
-}
+  }, false);
 
 /** Null while a live process holds `file`; a dead holder's is taken over. `fields` go in the same single write. */
 export function tryLock(file: string, fields: Record<string, string | undefined> = {}) {
-  const me = processIdentity();
-  const token = randomHex(8);
-  const content = formatKeyValues(String(process.pid), {
-    starttime: me?.starttime,
-    boot_id: me?.bootId,
-    token,
-    ...fields,
-  });
+  const [me, token] = [processIdentity(), randomHex(8)];
+  const holder = { starttime: me?.starttime, boot_id: me?.bootId, token, ...fields };
+  const content = formatKeyValues(String(process.pid), holder);
   for (let attempt = 0; attempt < 5; attempt++) {
     try {
       writeFileSync(file, content, { flag: 'wx', mode: 0o644 });
@@ -71,7 +81,7 @@ export function acquireLock(file: string, what = 'lock'): Lock {
   throw new InternalError(`${file}: the ${what} is held by live process ${readLockHolder(file)?.pid ?? '?'}`);
 }
 
-// Move the stale file aside atomically, and put it back if a live holder took it meanwhile.
+// Move the stale file aside atomically, and put it back if a live holder took it meanwhile (and no one else since).
 function removeStaleLock(file: string, stale: LockHolder): void {
   const aside = `${file}.${randomHex(4)}.stale`;
   try {
@@ -81,13 +91,7 @@ function removeStaleLock(file: string, stale: LockHolder): void {
     throw error;
   }
   const moved = readLockHolder(aside);
-  if (moved !== null && moved.token !== stale.token && holderIsAlive(moved)) {
-    try {
-      linkSync(aside, file);
-    } catch {
-      /* someone took it meanwhile; their lock stands */
-    }
-  }
+  if (moved !== null && moved.token !== stale.token && holderIsAlive(moved)) orElse(() => linkSync(aside, file), null);
   unlinkSync(aside);
 }
 

@@ -1,6 +1,6 @@
 // Plugin interfaces (CONTRACT section 8): agents, trackers and runners, as types.
+import type { EventOf } from './events/event-schema.js';
 
-/** Why an agent is being run; verifiers and reviewers get read-only sandboxes where the CLI has one. */
 export type AgentRole = 'developer' | 'verifier' | 'reviewer' | 'builder' | 'planner';
 
 export interface AgentOptions {
@@ -25,14 +25,10 @@ export interface AgentInvocation {
 }
 
 /** What a CLI reported about one run's tokens and cost (CONTRACT section 10); null where it did not say. */
-export interface AgentUsage {
-  model: string | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost_usd: number | null;
+export type AgentUsage = Pick<EventOf<'usage'>, 'model' | 'input_tokens' | 'output_tokens' | 'cost_usd'> & {
   /** True when `cost_usd` is no figure of the CLI's but computed from an agents-file entry's prices (estimateCost). */
   cost_estimated?: boolean;
-}
+};
 
 export type AgentAnswer = { text: string; json?: unknown; usage?: AgentUsage };
 

@@ -1,26 +1,38 @@
 // Who a pid is: start time and boot id, so a reused pid or a zombie is never taken for a live process.
-import { readFileSync } from 'node:fs';
-import { readProcBytes } from './proc-file.js';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { orElse, readToEnd, type ReadBuffer } from './read-file.js';
 
 export type ProcessIdentity = { pid: number; starttime: string; bootId: string };
+
+// /proc files report size 0 (readFileSync takes 64 KiB each): one shared buffer serves a supervisor's hundreds.
+const shared: ReadBuffer = { buffer: Buffer.allocUnsafe(4096) };
+
+/** Null when unreadable (gone, not ours); the bytes are a view of a shared buffer, valid until the next call. */
+export function readProcBytes(path: string): Buffer | null {
+  const fd = orElse(() => openSync(path, 'r'), null);
+  if (fd === null) return null;
+  try {
+    return orElse(() => readToEnd(fd, shared), null);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 let cachedBootId: string | undefined;
 
 /** This boot's id (`/proc/sys/kernel/random/boot_id`), or '' where there is none. */
-export function bootId(): string {
-  return (cachedBootId ??= readProcBytes('/proc/sys/kernel/random/boot_id')?.toString('latin1').trim() ?? '');
-}
+export const bootId = (): string =>
+  (cachedBootId ??= readProcBytes('/proc/sys/kernel/random/boot_id')?.toString('latin1').trim() ?? '');
 
-/** Fields of `/proc/PID/stat` after the command name; index 0 is the state (field 3). */
+/** Fields of `/proc/PID/stat` after the command name (which may hold spaces or ')'); index 0 is the state (field 3). */
 export function readProcStat(pid: number): string[] | null {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name sits in parentheses and may hold spaces or ')': cut after the last ')'.
-    const fields = text.slice(text.lastIndexOf(')') + 2);
-    return text === '' ? null : fields.trim().split(' ');
-  } catch {
-    return null;
-  }
+  const text = orElse(() => readFileSync(`/proc/${pid}/stat`, 'utf8'), '');
+  return text === ''
+    ? null
+    : text
+        .slice(text.lastIndexOf(')') + 2)
+        .trim()
+        .split(' ');
 }
 
 let self: ProcessIdentity | undefined;

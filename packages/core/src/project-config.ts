@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { UsageError, didYouMean } from './errors.js';
 import { parseDuration } from './duration.js';
-import { isJsonObject, keyLineColumn, parseJsonText } from './json-object.js';
-import { toPublishedSchema } from './json-schema.js';
-import { readFileIfExists } from './read-file.js';
+import { toPublishedSchema } from './validator-module.js';
+import { isJsonObject, keyLineColumn, parseJsonText, readFileIfExists } from './read-file.js';
 
 const duration = z
   .union([z.string(), z.number().nonnegative()])
@@ -79,6 +78,5 @@ export function readProjectConfig(root: string): { file: string; config: Project
 }
 
 /** The published JSON Schema of leap.config.json (schemas/leap-config.schema.json, written by the build). */
-export function projectConfigJsonSchema(): Record<string, unknown> {
-  return toPublishedSchema(projectConfigSchema, 'https://leap.dev/schemas/leap-config.schema.json', 'leap.config.json');
-}
+export const projectConfigJsonSchema = (): Record<string, unknown> =>
+  toPublishedSchema(projectConfigSchema, 'https://leap.dev/schemas/leap-config.schema.json', 'leap.config.json');

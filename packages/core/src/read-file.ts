@@ -1,4 +1,6 @@
+// Reading files, and JSON objects out of other programs' output (agent CLIs' answers) and files people write.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { FileFormatError } from './errors.js';
 
 /** `fn()`, or `fallback` when it throws: for reads that may fail (a missing file, a torn JSON line). */
 export function orElse<T, F>(fn: () => T, fallback: F): T | F {
@@ -20,12 +22,8 @@ export function readFileIfExists(file: string): string | null {
 
 /** The text of the file's last `bytes` bytes after offset `from` (a log's tail), or '' when it cannot be read. */
 export function readTail(file: string, bytes: number, from = 0): string {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch {
-    return '';
-  }
+  const fd = orElse(() => openSync(file, 'r'), null);
+  if (fd === null) return '';
   try {
     const size = fstatSync(fd).size;
     const start = Math.max(from, size - bytes);
@@ -64,4 +62,39 @@ export function readToEnd(fd: number, into: ReadBuffer, onAgain?: () => void): B
     length += n;
   }
   return into.buffer.subarray(0, length);
+}
+
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function parseJsonObject(text: string): Record<string, unknown> | null {
+  const value: unknown = text.startsWith('{') ? orElse(() => JSON.parse(text), null) : null;
+  return isJsonObject(value) ? value : null;
+}
+
+export const previewText = (text: string, max = 120): string =>
+  JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const lines = text.slice(0, Math.max(0, offset)).split('\n');
+  return { line: lines.length, column: (lines.at(-1) ?? '').length + 1 };
+}
+
+/** `text`, the contents of `file`, parsed as JSON; a syntax error is a FileFormatError at its line and column. */
+export function parseJsonText(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const offset = /at position (\d+)/.exec(message)?.[1];
+    const { line, column } = lineColumn(text, offset === undefined ? text.trimEnd().length : Number(offset));
+    const what = message.replace(/ in JSON at position \d+.*$/s, '');
+    throw new FileFormatError(file, line, `not JSON: ${what}`, { column });
+  }
+}
+
+/** Where the property `key` of a JSON object's text is first written, as line and column; the start when it is not. */
+export function keyLineColumn(text: string, key: string): { line: number; column: number } {
+  const at = new RegExp(`${JSON.stringify(key).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`).exec(text)?.index;
+  return lineColumn(text, at ?? 0);
 }

@@ -1,13 +1,17 @@
-// A leaf's role from its name (CONTRACT section 4, leap-role): never a guess.
+// A leaf's role from its name (CONTRACT section 4, leap-role), never a guess; and which roles run read-only.
 import { UsageError, showValue } from './errors.js';
+import type { AgentRole } from './plugins.js';
 
-type Actor = 'developer' | 'verifier' | 'planner' | 'builder' | 'reviewer';
+/** Roles that judge or plan: their agents run read-only (no edit tools, read-only sandboxes). */
+export const READ_ONLY_ROLES: ReadonlySet<AgentRole> = new Set<AgentRole>(['verifier', 'reviewer', 'planner']);
+export const isReadOnlyRole = (role: AgentRole): boolean => READ_ONLY_ROLES.has(role);
+
 type Phase = 'red' | 'green' | 'refactor' | 'plan' | 'build' | 'review';
 
 /** `ball`: the ball a LEAP leaf builds or reviews; `family`: a review leaf's reviewer's model family. */
-export type LeafRole = { actor: Actor; phase: Phase; attempt: number; ball?: string; family?: string };
+export type LeafRole = { actor: AgentRole; phase: Phase; attempt: number; ball?: string; family?: string };
 
-const TDD_VERBS: Record<string, Actor> = { develop: 'developer', verify: 'verifier', verdict: 'verifier' };
+const TDD_VERBS: Record<string, AgentRole> = { develop: 'developer', verify: 'verifier', verdict: 'verifier' };
 const TDD_PHASES = new Set(['red', 'green', 'refactor']);
 const ID = /^[A-Za-z0-9][A-Za-z0-9_.]*(?:-[A-Za-z0-9_.]+)*$/;
 

@@ -1,9 +1,9 @@
 // The run context a command reads from its environment (CONTRACT section 3).
-import { readFileIfExists } from './read-file.js';
+import { orElse, readFileIfExists } from './read-file.js';
 import { UsageError, showValue } from './errors.js';
 import { parseDuration } from './duration.js';
 import { checkIssue, statePaths } from './state-dir.js';
-import type { EventContext } from './events/append-event.js';
+import type { EventContext } from './events/event-log.js';
 
 /** What a command knows of its run; `timeoutMs` is the leaf timeout (0: none). */
 export type RunContext = ReturnType<typeof readRunContext>;
@@ -22,32 +22,22 @@ export function readEventContext(stateDir: string, env: NodeJS.ProcessEnv = proc
   return { issue, step: env.VERI_STEP ?? null, skillCommit: skillCommit === '' ? null : skillCommit };
 }
 
-export function envIssue(env: NodeJS.ProcessEnv = process.env): number | null {
-  const raw = env.VERI_ISSUE;
-  return raw === undefined || raw === '' ? null : checkIssue(raw, 'VERI_ISSUE');
-}
+export const envIssue = (env: NodeJS.ProcessEnv = process.env): number | null =>
+  env.VERI_ISSUE ? checkIssue(env.VERI_ISSUE, 'VERI_ISSUE') : null;
 
 /** For records written after the command acted: a bad `VERI_ISSUE` loses the record its issue, nothing else. */
-export function readEventContextAnyway(stateDir: string, env: NodeJS.ProcessEnv = process.env): EventContext {
-  try {
-    return readEventContext(stateDir, env);
-  } catch {
-    return envEventContext(env);
-  }
-}
+export const readEventContextAnyway = (stateDir: string, env: NodeJS.ProcessEnv = process.env): EventContext =>
+  orElse(() => readEventContext(stateDir, env), null) ?? envEventContext(env);
 
 export function envEventContext(env: NodeJS.ProcessEnv = process.env): EventContext {
   return { issue: null, step: env.VERI_STEP ?? null, skillCommit: env.VERI_SKILL_COMMIT || null };
 }
 
-/** A leaf's time limit in ms (0: none) and its source (`VERI_TIMEOUT`, the issue's timeout file, or `default`). */
 export type TimeLimit = ReturnType<typeof readTimeLimit>;
 
 /** `VERI_TIMEOUT`, else the issue's timeout file (a slice has no issue), else 900 s; a bad value is a UsageError. */
 export function readTimeLimit(stateDir: string | null, issue: number | null, env = process.env) {
-  const fromEnv = env.VERI_TIMEOUT;
-  if (fromEnv !== undefined && fromEnv !== '')
-    return { ms: parseDuration('VERI_TIMEOUT', fromEnv), source: 'VERI_TIMEOUT' };
+  if (env.VERI_TIMEOUT) return { ms: parseDuration('VERI_TIMEOUT', env.VERI_TIMEOUT), source: 'VERI_TIMEOUT' };
   if (stateDir !== null && issue !== null) {
     const file = statePaths(stateDir).timeout(issue);
     const text = readFileIfExists(file)?.trim();

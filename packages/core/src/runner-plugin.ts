@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { UsageError, showValue } from './errors.js';
+import { orElse } from './read-file.js';
 import type { CliOption } from './cli.js';
 
 /** A remote round's phases in order: one list for the runner that reports them and the views that show them. */
@@ -10,9 +11,7 @@ export type RoundPhase = (typeof ROUND_PHASES)[number];
 
 /** `value`: the option's placeholder in the usage line (`URL`), absent for a boolean. */
 type RunnerOption = CliOption & { value?: string; help: string };
-
 type RunnerContext = { repoRoot: string; stateDir: string; env: NodeJS.ProcessEnv };
-
 type RunnerValues = Readonly<Record<string, string | boolean | undefined>>;
 type RunnerPlace = { cwd: string; env: NodeJS.ProcessEnv };
 
@@ -49,7 +48,7 @@ export function runnerNameIn(argv: readonly string[]): string | undefined {
   return name;
 }
 
-/** Load runner NAME as the project at `cwd` resolves it, else as the toolchain does (a global leap's). */
+/** Load runner NAME (importInstalled: any plugin) as the project at `cwd` resolves it, else as the toolchain does. */
 export async function loadRunner<Runner>(name: string, cwd: string): Promise<RunnerModule<Runner>> {
   const specifier = runnerPackage(name);
   const loaded = await importInstalled(specifier, cwd, `--runner ${name}`);
@@ -63,11 +62,10 @@ export async function loadRunner<Runner>(name: string, cwd: string): Promise<Run
   return runner as RunnerModule<Runner>;
 }
 
-/** Import a plugin installed on its own, as the project at `cwd` resolves it, else the toolchain does. */
 export async function importInstalled(specifier: string, cwd: string, what: string): Promise<unknown> {
   const pkg = /^(@[^/]+\/)?[^/]+/.exec(specifier)?.[0] ?? specifier;
   try {
-    return await import(resolveFrom(cwd, specifier) ?? specifier);
+    return await import(orElse(() => createRequire(join(cwd, 'package.json')).resolve(specifier), specifier));
   } catch (cause) {
     // ESM says ERR_MODULE_NOT_FOUND, a bundled bin's require MODULE_NOT_FOUND; the package itself, not its imports.
     const [code, message] = [(cause as NodeJS.ErrnoException).code, String((cause as Error).message)];
@@ -80,14 +78,6 @@ export async function importInstalled(specifier: string, cwd: string, what: stri
         : `${what}: the package ${pkg} did not load: ${message.split('\n')[0]}`,
       { cause },
     );
-  }
-}
-
-function resolveFrom(cwd: string, specifier: string): string | null {
-  try {
-    return createRequire(join(cwd, 'package.json')).resolve(specifier);
-  } catch {
-    return null;
   }
 }
 

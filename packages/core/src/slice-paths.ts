@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
+import { orElse } from './read-file.js';
 
 export const LEAP_DIR = '.leap';
 export const ROUND_RECORD = /^round-([1-9][0-9]*)\.json$/;
@@ -15,24 +16,15 @@ function pathKey(path: string): string {
   return hash.toString(16).padStart(16, '0');
 }
 
-/** Outside the repository (tools find no parent-folder config), not in `~/.cache`, which sandboxed leaves may write. */
-function worktreesHome(repoRoot: string): string {
-  let real = resolve(repoRoot);
-  try {
-    real = realpathSync.native(real);
-  } catch {
-    // A repository that is gone: its name as given.
-  }
-  const xdg = process.env.XDG_STATE_HOME;
-  const state = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
-  return join(state, 'leap', 'worktrees', `${basename(real).slice(0, 48)}-${pathKey(real)}`);
-}
-
 export function slicePaths(repoRoot: string, slice: string) {
   const leap = join(repoRoot, LEAP_DIR);
   const dir = join(leap, slice);
   const ball = (id: string) => join(dir, id);
-  const worktrees = join(worktreesHome(repoRoot), slice);
+  // Outside the repository (no parent-folder config applies), not in `~/.cache` (leaves write it); a gone one as given.
+  const real = orElse(() => realpathSync.native(resolve(repoRoot)), resolve(repoRoot));
+  const xdg = process.env.XDG_STATE_HOME;
+  const state = xdg !== undefined && isAbsolute(xdg) ? xdg : join(homedir(), '.local', 'state');
+  const worktrees = join(state, 'leap', 'worktrees', `${basename(real).slice(0, 48)}-${pathKey(real)}`, slice);
   return {
     leap,
     dir,
@@ -41,7 +33,6 @@ export function slicePaths(repoRoot: string, slice: string) {
     record: join(dir, 'record.json'),
     /** The integrator's records (`spine` is a reserved ball id). */
     aggregate: join(dir, 'spine', 'aggregate.json'),
-    /** The slice's ball worktrees, `worktreesHome(repoRoot)/SLICE/BALL`: outside the repository. */
     worktrees,
     worktree: (id: string) => join(worktrees, id),
     ball,

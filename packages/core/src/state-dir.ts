@@ -1,8 +1,9 @@
-// The state folder (CONTRACT section 2): where it is, and the name of every file in it.
-import { existsSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+// The state folder (CONTRACT section 2): where it is, the name of every file in it, and its stop requests.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
 import { UsageError, showValue } from './errors.js';
+import { orElse } from './read-file.js';
 
 /** The repository root: the nearest folder at or above `cwd` holding `.git` (a folder or a worktree's file). */
 export function findRepoRoot(cwd: string = process.cwd()): string | null {
@@ -15,8 +16,7 @@ export function findRepoRoot(cwd: string = process.cwd()): string | null {
 /** The state folder: `VERI_STATE_DIR` when set, else `.tdd/` at the repository root (below `cwd` outside one). */
 export function resolveStateDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
   const fromEnv = env.VERI_STATE_DIR;
-  if (fromEnv !== undefined && fromEnv !== '') return resolve(cwd, fromEnv);
-  return join(findRepoRoot(cwd) ?? resolve(cwd), '.tdd');
+  return fromEnv ? resolve(cwd, fromEnv) : join(findRepoRoot(cwd) ?? resolve(cwd), '.tdd');
 }
 
 /** The folder a view command's `--dir DIR` names (CONTRACT section 10), from `cwd`; none given is `cwd` itself. */
@@ -68,7 +68,6 @@ export function statePaths(dir: string) {
   };
 }
 
-/** Ignores all but ledgers and issue bodies, so a file a later command adds (journal, lock, temp) is covered too. */
 export const STATE_GITIGNORE = `# Written by LEAP when it found this state folder without one (CONTRACT section 2): \
 what a run
 # writes here stays out of git, so a run never leaves \`git status\` dirty. Ledgers (issue-N.md)
@@ -90,23 +89,14 @@ export function ensureStateDir(dir: string): string {
   ensured.add(dir);
   const file = join(dir, '.gitignore');
   if (!existsSync(file) && !existsSync(join(dir, '.git'))) {
-    removeDeadTemps(dir);
+    // A killed writer's `..gitignore.PID.HEX.tmp` is removed once that writer is gone (if no one did first).
+    for (const name of readdirSync(dir)) {
+      const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
+      if (pid !== undefined && !pidExists(Number(pid))) orElse(() => unlinkSync(join(dir, name)), null);
+    }
     writeFileAtomic(file, STATE_GITIGNORE, { durable: false });
   }
   return dir;
-}
-
-// A writer killed before its rename leaves `..gitignore.PID.HEX.tmp`: removed once that writer is gone.
-function removeDeadTemps(dir: string): void {
-  for (const name of readdirSync(dir)) {
-    const pid = /^\.\.gitignore\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name)?.[1];
-    if (pid === undefined || pidExists(Number(pid))) continue;
-    try {
-      unlinkSync(join(dir, name));
-    } catch {
-      /* another command removed it first */
-    }
-  }
 }
 
 /** kill(pid, 0) (EPERM: another user's); not isProcessAlive, which would load /proc parsing into every writer. */
@@ -118,3 +108,36 @@ export function pidExists(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+export const STOP_MODES = ['at-ledger', 'at-leaf', 'now'] as const;
+export type StopMode = (typeof STOP_MODES)[number];
+
+export type StopRequest =
+  | { kind: 'none' }
+  | { kind: 'requested'; mode: StopMode }
+  | { kind: 'unreadable'; reason: string };
+
+export function readStopRequest(stopFile: string): StopRequest {
+  let text: string;
+  try {
+    text = readFileSync(stopFile, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { kind: 'none' };
+    return { kind: 'unreadable', reason: `${stopFile}: ${code ?? String(error)}` };
+  }
+  const mode = text.trim();
+  if ((STOP_MODES as readonly string[]).includes(mode)) return { kind: 'requested', mode: mode as StopMode };
+  const reason = `${stopFile}: expected one of ${STOP_MODES.join(', ')}, got ${showValue(text.slice(0, 80))}`;
+  return { kind: 'unreadable', reason };
+}
+
+export function requestStop(stopFile: string, mode: string): StopMode {
+  if (!(STOP_MODES as readonly string[]).includes(mode))
+    throw new UsageError(`Expected a stop MODE, one of ${STOP_MODES.join(', ')}, got ${showValue(mode)}`);
+  ensureStateDir(dirname(stopFile));
+  writeFileAtomic(stopFile, `${mode}\n`);
+  return mode as StopMode;
+}
+
+export const clearStop = (stopFile: string): void => rmSync(stopFile, { force: true });

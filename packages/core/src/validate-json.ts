@@ -22,7 +22,6 @@ export function loadPublishedSchema(fileName: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 }
 
-/** Validate outside JSON against a published schema; throws FileFormatError naming `source` and the first problem. */
 export async function validateJson(schema: Record<string, unknown>, data: unknown, source: string): Promise<void> {
   const validate = await compileJsonSchema(schema);
   if (validate(data)) return;

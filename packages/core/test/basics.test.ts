@@ -203,7 +203,7 @@ state.run();
 // ---
 const roles = suite('isReadOnlyRole');
 roles('verifiers, reviewers and planners are read-only; developers and builders write', async () => {
-  const { isReadOnlyRole, READ_ONLY_ROLES } = await import('../src/agent-roles.js');
+  const { isReadOnlyRole, READ_ONLY_ROLES } = await import('../src/role.js');
   assert.equal([...READ_ONLY_ROLES].sort(), ['planner', 'reviewer', 'verifier']);
   assert.equal((['developer', 'builder', 'verifier', 'reviewer', 'planner'] as const).map(isReadOnlyRole), [
     false,

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { binPath, cleanupTempDirs, hostileTitles, makeTempDir, runBin } from '@leap/test-utils';
 import { parseCli, writeFd, UsageError, type LeapError } from '../src/index.js';
-import { recordMark, parseMarkFields } from '../src/mark.js';
-import { readEvents } from '../src/events/read-events.js';
+import { recordMark, parseMarkFields } from '../src/events/event-log.js';
+import { readEvents } from '../src/events/event-log.js';
 
 const options = {
   json: { type: 'boolean' },

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { appendEvent, createEvent, openEventLog, FileFormatError } from '../src/index.js';
-import { formatEventLine } from '../src/events/append-event.js';
-import { EVENT_KINDS } from '../src/events/read-events.js';
-import { parseEventLine, parseEvents, readEvents } from '../src/events/read-events.js';
-import { coreJsonSchemas } from '../src/json-schema.js';
+import { formatEventLine } from '../src/events/event-log.js';
+import { EVENT_KINDS } from '../src/events/event-log.js';
+import { parseEventLine, parseEvents, readEvents } from '../src/events/event-log.js';
+import { coreJsonSchemas } from '../src/validator-module.js';
 import { eventSchema, renderSchemaFile, compileJsonSchema } from '../src/schemas.js';
 import { loadPublishedSchema, validateJson } from '../src/validate-json.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isoTimestamp } from '../src/iso-time.js';
+import { isoTimestamp } from '../src/events/event-log.js';
 import { prng } from '@leap/test-utils';
 
 test('isoTimestamp: the same text as Date#toISOString, across leap days, centuries and millisecond edges', () => {

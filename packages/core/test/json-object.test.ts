@@ -8,7 +8,7 @@ import {
   parseJsonText,
   previewText,
 } from '../src/index.js';
-import { keyLineColumn, lineColumn } from '../src/json-object.js';
+import { keyLineColumn, lineColumn } from '../src/read-file.js';
 
 const json = suite('json-object');
 

@@ -1,5 +1,4 @@
-import { parseCli, runCli, UsageError, writeFd } from '../index.js';
-import { recordMark } from '../mark.js';
+import { parseCli, recordMark, runCli, UsageError, writeFd } from '../index.js';
 
 const USAGE = `Usage: leap-event mark NAME [anchor=TEXT] [KEY=VALUE...] [--json]
 

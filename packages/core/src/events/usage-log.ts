@@ -1,5 +1,7 @@
-// The one reader of `usage` events (CONTRACT section 10), for every --max-cost and cost table.
+// The one reader of `usage` events (CONTRACT section 10), for every --max-cost and cost table; estimated costs.
 import { readFileSync } from 'node:fs';
+import type { AgentUsage } from '../plugins.js';
+import { orElse } from '../read-file.js';
 
 /** One `usage` event, its figures checked: a figure that is not a non-negative number is null (not reported). */
 export type UsageEntry = NonNullable<ReturnType<typeof usageOf>>;
@@ -28,19 +30,19 @@ export function usageOf(e: Record<string, unknown>) {
 
 /** Usage events from byte `offset` on; a missing log is none, a torn or foreign line skipped. */
 export function readUsage(eventsFile: string, offset = 0): UsageEntry[] {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(eventsFile);
-  } catch {
-    return [];
-  }
-  const found: UsageEntry[] = [];
-  for (const line of (offset > 0 ? bytes.subarray(offset) : bytes).toString('utf8').split('\n')) {
-    if (!line.includes('"usage"')) continue;
-    try {
-      const usage = usageOf(JSON.parse(line) ?? {});
-      if (usage !== null) found.push(usage);
-    } catch {}
-  }
-  return found;
+  const bytes = orElse(() => readFileSync(eventsFile).subarray(Math.max(0, offset)), null);
+  return (bytes?.toString('utf8').split('\n') ?? []).flatMap(
+    (line) => (line.includes('"usage"') && orElse(() => usageOf(JSON.parse(line) ?? {}), null)) || [],
+  );
+}
+
+/** US dollars per million tokens, as an agents-file entry's `usd_per_million_tokens` gives them. */
+export type TokenPrices = { input: number; output: number };
+
+/** For CLIs that report tokens but no cost (Codex, Gemini): set only when both counts are there and no cost is. */
+export function estimateCost(usage: AgentUsage, prices: TokenPrices | undefined): AgentUsage {
+  if (prices === undefined || usage.cost_usd !== null || usage.input_tokens === null || usage.output_tokens === null)
+    return usage;
+  const cost_usd = (usage.input_tokens * prices.input + usage.output_tokens * prices.output) / 1_000_000;
+  return { ...usage, cost_usd, cost_estimated: true };
 }
