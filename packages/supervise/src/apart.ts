@@ -1,9 +1,12 @@
-// A writer kept apart (CONTRACT section 13) writes a copy put back at its end: docs/decisions/writer-apart.md.
-import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+// A writer kept apart (CONTRACT section 13) writes a copy put back at its end: docs/decisions/writer-apart.md;
+// copyTree also makes a reader's copy.
+import { chmodSync, constants, copyFileSync, lstatSync, lutimesSync, mkdirSync, readdirSync } from 'node:fs';
+import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, utimesSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { killPoint, readFileIfExists, runGitSync, writeFileAtomic, orElse } from '@leap/core';
-import { copyTree } from './sandbox.js';
-import { DEFAULT_STATE_DIRS } from './sandbox-plan.js';
+import { hostView } from './once-view.js';
+import { inside } from './sandbox-home.js';
+import { DEFAULT_LINK_READ_ONLY, DEFAULT_STATE_DIRS, mainRepoRoot } from './sandbox-plan.js';
 
 /** Paths (from the tree) the leaf wrote or removed; `clashed`: changed by another too, the leaf's in `clashedDir`. */
 export type ApartEnd = { wrote: string[]; clashed: string[]; clashedDir: string };
@@ -129,3 +132,57 @@ function apply(copy: string, kept: Manifest, plan: Plan): void {
 }
 
 const rmdirQuietly = (dir: string): boolean => orElse(() => rmdirSync(dir) === undefined, false);
+
+/** A reader's copy less `.git`, state and `linkReadOnly` folders (returned); modes, times kept, files cloned. */
+export function copyTree(
+  tree: string,
+  dest: string,
+  options: {
+    stateDirs?: readonly string[];
+    linkReadOnly?: readonly string[];
+    skip?: readonly string[];
+    record?: (src: string, dst: string) => void;
+  } = {},
+): string[] {
+  const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
+  const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
+  const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
+  const linked: string[] = [];
+  // A link leading out of the repository (one planted to a socket's folder in /tmp) stays a link, unresolved inside.
+  const repo = mainRepoRoot(tree, hostView) ?? tree;
+  const ours = (link: string): boolean => {
+    const real = hostView.realpath(link);
+    return real !== null && inside(real, repo) && hostView.kind(real) === 'dir';
+  };
+  const walk = (from: string, to: string, top: boolean): void => {
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
+      const src = join(from, entry.name);
+      const dst = join(to, entry.name);
+      if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
+      if (skip.has(src)) continue;
+      if (link.has(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && ours(src)))) {
+        linked.push(src);
+        continue;
+      }
+      if (entry.isSymbolicLink()) {
+        symlinkSync(readlinkSync(src), dst);
+        try {
+          const { atime, mtime } = lstatSync(src);
+          lutimesSync(dst, atime, mtime); // times of a link are a nicety
+        } catch {}
+      } else if (entry.isDirectory()) {
+        const stat = statSync(src);
+        mkdirSync(dst, { mode: stat.mode & 0o7777 });
+        walk(src, dst, false);
+        utimesSync(dst, stat.atime, stat.mtime);
+      } else if (entry.isFile()) {
+        copyFileSync(src, dst, constants.COPYFILE_FICLONE);
+        const stat = statSync(src);
+        utimesSync(dst, stat.atime, stat.mtime);
+      } else continue; // Sockets, fifos and devices: a reader has no use for another process's endpoints.
+      options.record?.(src, dst);
+    }
+  };
+  walk(tree, dest, true);
+  return linked;
+}

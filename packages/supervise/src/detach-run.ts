@@ -2,10 +2,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { LeapError, UsageError, isProcessAlive, shellWord, orElse } from '@leap/core';
 import { readExitFile, readPidFile } from './leaf-files.js';
+import { packageRoot } from './lifeline.js';
 
 export interface DetachRunOptions {
   /** Detached files go in `STATE/detached/NAME/` (run.pid, run.exit, events.jsonl, run.out, run.err). */
@@ -28,19 +28,12 @@ export type DetachRunResult =
 // What the supervisor reads and the run must not: restored for the run by `env` (no shell; values are argv elements).
 const SUPERVISOR_ONLY = ['VERI_STATE_DIR', 'VERI_TIMEOUT', 'VERI_IDLE_TIMEOUT'] as const;
 
-function supervisorBin(name: 'leap-detach' | 'leap-supervise'): string {
-  const pkg = createRequire(import.meta.url).resolve('@leap/supervise/package.json');
-  return join(dirname(pkg), 'bin', `${name}.cjs`);
-}
+const supervisorBin = (name: 'leap-detach' | 'leap-supervise'): string => join(packageRoot(), 'bin', `${name}.cjs`);
 
-function leapBin(): string {
-  if (process.argv[1]) return process.argv[1];
-  throw new LeapError('--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)', {
-    exitCode: 2,
-  });
-}
-
-function checkFree(dir: string): void {
+/** Resolves once the run's pid holds its lock (it has really started), or once it has ended. */
+export async function detachRun(options: DetachRunOptions): Promise<DetachRunResult> {
+  const { stateDir } = options;
+  const dir = join(stateDir, 'detached', options.name);
   const file = join(dir, 'run.pid');
   const record = readPidFile(file);
   if (record !== null && Number.isInteger(record.pid) && isProcessAlive(record)) {
@@ -49,13 +42,6 @@ function checkFree(dir: string): void {
         `${record.leaf === undefined ? '' : `, run pid ${record.leaf}`}, see ${file}); wait for it to end or stop it`,
     );
   }
-}
-
-/** Resolves once the run's pid holds its lock (it has really started), or once it has ended. */
-export async function detachRun(options: DetachRunOptions): Promise<DetachRunResult> {
-  const { stateDir } = options;
-  const dir = join(stateDir, 'detached', options.name);
-  checkFree(dir);
   const hadState = existsSync(stateDir);
   mkdirSync(dir, { recursive: true });
   const result = await startAndAwait(options, dir);
@@ -77,7 +63,12 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
     ...SUPERVISOR_ONLY.filter((k) => env[k] !== undefined).map((k) => `${k}=${env[k]}`),
   ];
   const detachArgs = [supervisorBin('leap-detach'), process.execPath, supervisorBin('leap-supervise'), 'run'];
-  const argv = [...detachArgs, 'env', ...restore, process.execPath, leapBin(), ...options.args];
+  const leap = process.argv[1];
+  if (!leap) {
+    const why = '--detach: cannot tell which leap bin runs this process (process.argv[1] is empty)';
+    throw new LeapError(why, { exitCode: 2 });
+  }
+  const argv = [...detachArgs, 'env', ...restore, process.execPath, leap, ...options.args];
   const supervisorEnv = { ...env, VERI_STATE_DIR: dir, VERI_TIMEOUT: '0', VERI_IDLE_TIMEOUT: '0' };
   const outFd = openSync(out, 'w');
   const errFd = openSync(err, 'w');
@@ -90,11 +81,10 @@ async function startAndAwait(options: DetachRunOptions, dir: string): Promise<De
     closeSync(outFd);
     closeSync(errFd);
   }
-  if (code !== 0)
-    throw new LeapError(
-      `--detach: the run could not be started: ${text(err).trim() || `leap-detach exited with ${code}`}`,
-      { exitCode: 1 },
-    );
+  if (code !== 0) {
+    const why = text(err).trim() || `leap-detach exited with ${code}`;
+    throw new LeapError(`--detach: the run could not be started: ${why}`, { exitCode: 1 });
+  }
   const pidFile = join(dir, 'run.pid');
   const exitFile = join(dir, 'run.exit');
   const supervisor = readPidFile(pidFile);

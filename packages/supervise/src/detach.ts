@@ -1,11 +1,11 @@
-// leap-detach: start a command in a new session and return, after the readiness handshake when it is a supervisor.
+// leap-detach: start a command in a new session and return, after the readiness handshake (a pipe on a known fd).
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { closeSync, fstatSync, writeSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { LeapError } from '@leap/core';
+import { LeapError, orElse } from '@leap/core';
 import { DETACH_START_FAILED } from './exit-codes.js';
 import { startFailure } from './spawn-leaf.js';
-import { READY_FD, READY_FD_VAR, isPipe, parseReadyLine } from './ready-handshake.js';
 
 export interface DetachOptions {
   command: string;
@@ -44,39 +44,30 @@ export function supervisedName(command: string, args: string[]): string | null {
 // A pipe or socket is not passed on: a caller reading detach's output to its end would wait for the leaf.
 const passOn = (fd: 1 | 2): number | 'ignore' => (isPipe(fd) === false ? fd : 'ignore');
 
-function startError(command: string, error: NodeJS.ErrnoException): LeapError {
-  const { code, reason } = startFailure(command, error);
-  return new LeapError(reason, { exitCode: code, cause: error });
-}
-
 /** A supervisor is awaited until it reports NAME.pid written; rejects (exit 1) if it dies or closes the pipe first. */
 export function detach(options: DetachOptions): Promise<DetachResult> {
   const args = options.args ?? [];
   const name = supervisedName(options.command, args);
-  const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) };
-  delete env[READY_FD_VAR];
-  const stdio: StdioOptions = ['ignore', passOn(1), passOn(2)];
-  if (name !== null) {
-    stdio.push('pipe');
-    env[READY_FD_VAR] = String(READY_FD);
-  }
+  // Node leaves out a variable whose value is undefined.
+  const env = { ...(options.env ?? process.env), [READY_FD_VAR]: name === null ? undefined : String(READY_FD) };
+  const stdio: StdioOptions = ['ignore', passOn(1), passOn(2), ...(name === null ? [] : ['pipe' as const])];
   return new Promise((resolve, reject) => {
+    const fail = (error: NodeJS.ErrnoException): void => {
+      const { code, reason } = startFailure(options.command, error);
+      reject(new LeapError(reason, { exitCode: code, cause: error }));
+    };
     let child: ChildProcess;
     try {
       child = spawn(options.command, args, { detached: true, stdio, env, cwd: options.cwd });
     } catch (error) {
-      reject(startError(options.command, error as NodeJS.ErrnoException));
-      return;
+      return fail(error as NodeJS.ErrnoException);
     }
-    child.once('error', (error: NodeJS.ErrnoException) => reject(startError(options.command, error)));
-    if (child.pid === undefined) return;
+    child.once('error', fail);
     const pid = child.pid;
-    if (name === null) {
-      child.unref();
-      resolve({ pid, name: null, run: null });
-      return;
-    }
-    waitReady(child, pid, name, options.readyTimeoutMs ?? 30_000).then(resolve, reject);
+    if (pid === undefined) return;
+    if (name !== null) return void waitReady(child, pid, name, options.readyTimeoutMs ?? 30_000).then(resolve, reject);
+    child.unref();
+    resolve({ pid, name: null, run: null });
   });
 }
 
@@ -93,14 +84,10 @@ function waitReady(child: ChildProcess, pid: number, name: string, timeoutMs: nu
       child.unref();
       fn();
     };
-    const fail = (message: string): void =>
-      settle(() =>
-        reject(new LeapError(`supervise[${name}] (pid ${pid}) ${message}`, { exitCode: DETACH_START_FAILED })),
-      );
-    const timer = setTimeout(
-      () => fail(`did not write its pid file within ${timeoutMs} ms; it is left running`),
-      timeoutMs,
-    );
+    const fail = (why: string): void =>
+      settle(() => reject(new LeapError(`supervise[${name}] (pid ${pid}) ${why}`, { exitCode: DETACH_START_FAILED })));
+    const late = `did not write its pid file within ${timeoutMs} ms; it is left running`;
+    const timer = setTimeout(() => fail(late), timeoutMs);
     let reason = '';
     const failed = (code: number | null, signal: string | null): void => {
       const how = signal !== null ? `died of ${signal}` : `exited with code ${code}`;
@@ -120,4 +107,42 @@ function waitReady(child: ChildProcess, pid: number, name: string, timeoutMs: nu
       setTimeout(() => failed(code, signal), 500).unref();
     });
   });
+}
+
+export const READY_FD_VAR = 'LEAP_DETACH_READY_FD';
+
+const READY_FD = 3;
+
+/** The fd to report readiness on, when this process was started by leap-detach (a pipe or socket on that fd). */
+export function readyFd(env: NodeJS.ProcessEnv): number | null {
+  const value = env[READY_FD_VAR];
+  if (value === undefined || !/^[0-9]+$/.test(value)) return null;
+  return isPipe(Number(value)) === true ? Number(value) : null;
+}
+
+function isPipe(fd: number): boolean | null {
+  const stat = orElse(() => fstatSync(fd), null);
+  return stat === null ? null : stat.isFIFO() || stat.isSocket();
+}
+
+/** Send leap-detach one line, then close the pipe so no leaf inherits it. */
+function report(fd: number | null, line: string): void {
+  if (fd === null) return;
+  orElse(() => writeSync(fd, line), 0); // fails when detach is gone (its caller killed it): nobody waits then
+  closeReady(fd);
+}
+
+export const reportReady = (fd: number | null, pid: number, run: string): void => report(fd, `ready ${pid} ${run}\n`);
+
+export const reportFailure = (fd: number | null, message: string): void =>
+  report(fd, `error ${message.replace(/\n/g, ' ')}\n`);
+
+export function closeReady(fd: number | null): void {
+  if (fd !== null) orElse(() => closeSync(fd), undefined);
+}
+
+export function parseReadyLine(line: string) {
+  const match = /^ready ([1-9][0-9]*) (\S+)$/.exec(line.trim());
+  if (match !== null) return { kind: 'ready' as const, pid: Number(match[1]), run: match[2] as string };
+  return line.startsWith('error ') ? { kind: 'error' as const, reason: line.slice(6).trim() } : null;
 }

@@ -1,11 +1,14 @@
-// A leaf's process tree: its session, the descendants that left the session, and those carrying its marker.
-import { bytesWritten, environKey, isGone, readForkCount, scanProcessesSince, type ProcInfo } from './proc-scan.js';
+// A leaf's process tree (its session, descendants that left it, those with its marker) and the kill sequence.
+import { orElse } from '@leap/core';
+import { nowMs, sleep } from './long-timer.js';
+import { bytesWritten, environKey, isGone, readForkCount, readProc, scanProcessesSince } from './proc-scan.js';
+import type { ProcInfo } from './proc-scan.js';
 
 // A process between setsid and exec (a daemon starting) reads an empty environment for a moment: retry 1 ms apart.
 const EMPTY_ENV_RETRIES = 5;
 const pause = new Int32Array(new SharedArrayBuffer(4));
 
-export type TreeMembers = { members: ProcInfo[]; escaped: ProcInfo[] };
+type TreeMembers = { members: ProcInfo[]; escaped: ProcInfo[] };
 
 /** Members share the leaf's session; escapees are found by parentage (`observe`'s snapshots) and by the marker. */
 export class LeafTree {
@@ -79,4 +82,79 @@ export class LeafTree {
     const sum = (of: (p: ProcInfo) => number): number => all.reduce((total, p) => total + of(p), 0);
     return `${sum((p) => p.cpu)}:${sum((p) => bytesWritten(p.pid))}:${all.length}`;
   }
+}
+
+export type KillOutcome = Awaited<ReturnType<typeof killTree>>;
+
+export interface Leader {
+  readonly pid: number;
+  /** bwrap takes SIGKILL only (a polite signal ends its sandbox at once); TERM and CONT go to each pid inside. */
+  readonly onlyKill?: boolean;
+  exited(): boolean;
+  kill(signal: NodeJS.Signals): void;
+}
+
+// False on ESRCH (it died meanwhile) or EPERM (not ours to signal: reported as unkillable if it stays).
+const send = (target: number, signal: NodeJS.Signals): boolean => orElse(() => process.kill(target, signal), false);
+
+/** Signal every live process of the tree: whole groups where a member leads or holds one, then each process. */
+export function signalTree(found: TreeMembers, leader: Leader, signal: NodeJS.Signals): void {
+  const spare = leader.onlyKill === true && signal !== 'SIGKILL';
+  if (!leader.exited() && !spare) leader.kill(signal);
+  const groups = new Set<number>();
+  // A group id cannot be reused while the group has a member, and we just saw one in each of these.
+  for (const p of found.members) if (!spare || p.pgid !== leader.pid) groups.add(p.pgid);
+  const escapedPids = new Set(found.escaped.map((p) => p.pid));
+  for (const p of found.escaped) if (escapedPids.has(p.pgid)) groups.add(p.pgid);
+  for (const pgid of groups) if (pgid > 1 && pgid !== process.pid) send(-pgid, signal);
+  for (const p of [...found.members, ...found.escaped]) {
+    if (p.pid !== leader.pid && readProc(p.pid)?.starttime === p.starttime) send(p.pid, signal);
+  }
+}
+
+/** TERM and CONT, `graceMs` (0: none), SIGKILL sweeps for `capMs`; the leader only via `leader` (its pid may recur). */
+export async function killTree(tree: LeafTree, leader: Leader, options: { graceMs: number; capMs?: number }) {
+  const interval = 50; // ms between two looks at /proc
+  const seen = new Map<string, boolean>();
+  const gone = (found: TreeMembers): boolean =>
+    found.members.length === 0 && found.escaped.length === 0 && leader.exited();
+  // A failed look at /proc (EMFILE, say) must not end the sequence: keep what was last seen and look again.
+  let found: TreeMembers = { members: [], escaped: [] };
+  const look = (): void => {
+    found = orElse(() => tree.live(), found);
+    for (const p of found.members) if (p.pid !== leader.pid) seen.set(`${p.pid}:${p.starttime}`, false);
+    for (const p of found.escaped) seen.set(`${p.pid}:${p.starttime}`, true);
+  };
+
+  look();
+  let escalated = false;
+  if (options.graceMs > 0 && !gone(found)) {
+    signalTree(found, leader, 'SIGTERM');
+    signalTree(found, leader, 'SIGCONT');
+    const end = nowMs() + options.graceMs;
+    for (let left = options.graceMs; left > 0; left = end - nowMs()) {
+      await sleep(Math.min(interval, Math.ceil(left)));
+      look();
+      if (gone(found)) break;
+    }
+  }
+  const capEnd = nowMs() + (options.capMs ?? 5000);
+  let unkillable: number[] = [];
+  while (!gone(found)) {
+    const alive = found.members.length + found.escaped.length;
+    // Nothing alive but the leader not yet reaped (a zombie until Node handles SIGCHLD): just wait.
+    if (alive > 0) {
+      escalated = true;
+      signalTree(found, leader, 'SIGKILL');
+    }
+    if (nowMs() > capEnd) {
+      unkillable = [...found.members, ...found.escaped].map((p) => p.pid);
+      break;
+    }
+    await sleep(alive === 0 ? 5 : Math.max(1, interval / 5));
+    look();
+  }
+  // `escaped`: how many were outside the leaf's session; `unkillable`: alive when the sweeps gave up (state D).
+  const escaped = [...seen.values()].filter(Boolean).length;
+  return { leftovers: seen.size, escaped, unkillable, escalated };
 }

@@ -9,17 +9,15 @@ export const hostView: FsView = {
     const entries = orElse(() => readdirSync(dir, { withFileTypes: true }), null);
     if (entries === null) return null;
     // Kinds come with the listing (no lstat per entry) but for DT_UNKNOWN; sockets, fifos and devices are files.
-    const out: FsEntry[] = [];
-    for (const entry of entries) {
+    return entries.flatMap((entry): FsEntry[] => {
       const { name } = entry;
       const p = join(dir, name);
       const known =
         entry.isFile() || entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice();
       const kind = entry.isSymbolicLink() ? 'symlink' : entry.isDirectory() ? 'dir' : known ? 'file' : hostView.kind(p);
-      if (kind === null) continue;
-      out.push(kind === 'symlink' ? { name, kind, target: readlinkSync(p) } : { name, kind });
-    }
-    return out;
+      if (kind === null) return [];
+      return [kind === 'symlink' ? { name, kind, target: readlinkSync(p) } : { name, kind }];
+    });
   },
   kind(path) {
     // Most places asked about are absent: no exception for them (each costs a stack); ENOTDIR, EACCES are absent too.

@@ -3,22 +3,11 @@ import { readdirSync } from 'node:fs';
 import { readProcBytes, readProcStat } from '@leap/core';
 import { nowMs } from './long-timer.js';
 
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  sid: number;
-  state: string;
-  /** Clock ticks after boot; with the pid, the process's identity. */
-  starttime: number;
-  cpu: number;
-  /** PF_EXITING: it never runs again, though it may show R or D for a few ms (a sandbox's pid 1 after bwrap's exit). */
-  exiting: boolean;
-}
-
 const PF_EXITING = 0x4;
 
-export function parseStatFields(pid: number, fields: string[]): ProcInfo | null {
+export type ProcInfo = NonNullable<ReturnType<typeof parseStatFields>>;
+
+export function parseStatFields(pid: number, fields: string[]) {
   const n = (i: number) => Number(fields[i]);
   const info = {
     pid,
@@ -26,8 +15,9 @@ export function parseStatFields(pid: number, fields: string[]): ProcInfo | null 
     pgid: n(2),
     sid: n(3),
     state: fields[0] ?? '?',
-    starttime: n(19),
+    starttime: n(19), // clock ticks after boot; with the pid, the process's identity
     cpu: n(11) + n(12),
+    // PF_EXITING: it never runs again, though it may show R or D for a few ms (a sandbox's pid 1 after bwrap's exit).
     exiting: (n(6) & PF_EXITING) !== 0,
   };
   return Number.isFinite(info.starttime) && Number.isFinite(info.sid) ? info : null;
@@ -40,16 +30,8 @@ export function readProc(pid: number): ProcInfo | null {
 
 export const scanProcesses = (): ProcInfo[] => readListed(readdirSync('/proc'), () => true);
 
-function readListed(entries: string[], wanted: (pid: number) => boolean): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const entry of entries) {
-    if (!/^[0-9]/.test(entry)) continue;
-    const pid = Number(entry);
-    const info = wanted(pid) ? readProc(pid) : null;
-    if (info !== null) out.push(info);
-  }
-  return out;
-}
+const readListed = (entries: string[], wanted: (pid: number) => boolean): ProcInfo[] =>
+  entries.flatMap((e) => (/^[0-9]/.test(e) && wanted(Number(e)) ? (readProc(Number(e)) ?? []) : []));
 
 function readProcNumber(path: string, pattern: RegExp): number | null {
   const match = pattern.exec(readProcBytes(path)?.toString('latin1') ?? '');

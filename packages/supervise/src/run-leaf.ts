@@ -1,15 +1,12 @@
 // Watch a started leaf until it and everything it started are gone, ending it when a limit or a request says so.
 import type { ChildProcess } from 'node:child_process';
+import { fstatSync } from 'node:fs';
 import { readStopRequest, orElse } from '@leap/core';
-import { LeafTree } from './leaf-tree.js';
-import { killTree, type KillOutcome, type Leader } from './kill-tree.js';
-import { setLongTimeout, sleep } from './long-timer.js';
-import { monitorTree } from './tree-monitor.js';
+import { LeafTree, killTree, type KillOutcome, type Leader } from './leaf-tree.js';
+import { nowMs, setLongTimeout, sleep } from './long-timer.js';
+import { recentProcesses } from './proc-scan.js';
 
 type KillReason = 'timeout' | 'stuck' | 'stop' | 'signal';
-
-/** `leafCode` is null when a signal ended the leaf (or it never ended); `reason`, when the supervisor ended it. */
-type LeafOutcome = { leafCode: number | null; signal: string | null; reason: KillReason | null; kill: KillOutcome };
 
 export interface RunLeafOptions {
   child: ChildProcess;
@@ -26,13 +23,13 @@ export interface RunLeafOptions {
   sandboxed?: boolean;
 }
 
-export type RunningLeaf = { outcome: Promise<LeafOutcome>; end(reason: KillReason): void };
+export type RunningLeaf = ReturnType<typeof runLeaf>;
 
 const NO_KILL: KillOutcome = { leftovers: 0, escaped: 0, unkillable: [], escalated: false };
 const STOP_POLL_MS = 500;
 const SANDBOX_SETTLE_MS = 50;
 
-export function runLeaf(options: RunLeafOptions): RunningLeaf {
+export function runLeaf(options: RunLeafOptions) {
   const { child } = options;
   const tree = new LeafTree(options.pid, options.notBefore, options.marker);
   const leader: Leader = {
@@ -77,7 +74,7 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
         }, STOP_POLL_MS);
   stopPoll?.unref();
 
-  const outcome = (async (): Promise<LeafOutcome> => {
+  const outcome = (async () => {
     const ended = await Promise.race([exited, gaveUp]);
     cancelTimeout();
     stopMonitor();
@@ -97,7 +94,42 @@ export function runLeaf(options: RunLeafOptions): RunningLeaf {
       if (left !== 0) void startKill();
     }
     const kill = killing === null ? NO_KILL : await killing;
+    // `leafCode` is null when a signal ended the leaf (or it never ended); `reason`, when the supervisor ended it.
     return { leafCode: ended?.code ?? null, signal: ended?.signal ?? null, reason, kill };
   })();
   return { outcome, end };
+}
+
+// While the leaf runs: follow its descendants through /proc, and notice when it stops making progress.
+export const TRACK_INTERVAL_MS = 1000;
+// Monitors of one process whose ticks fall this close together share a snapshot (see recentProcesses).
+const SHARED_SNAPSHOT_MS = 20;
+
+const outputSize = (): number =>
+  [1, 2].map((fd) => orElse(() => fstatSync(fd), null)).reduce((sum, s) => sum + (s?.isFile() ? s.size : 0), 0);
+
+export function monitorInterval(idleMs: number): number {
+  return idleMs > 0 ? Math.min(TRACK_INTERVAL_MS, Math.max(25, Math.floor(idleMs / 4))) : TRACK_INTERVAL_MS;
+}
+
+/** Records escapees; with an idle limit, `onIdle` once nothing was written and no CPU used for `idleMs`. */
+function monitorTree(tree: LeafTree, idleMs: number, onIdle: () => void): () => void {
+  let last = '';
+  let lastChange = nowMs();
+  const timer = setInterval(() => {
+    const procs = orElse(() => recentProcesses(SHARED_SNAPSHOT_MS), null);
+    if (procs === null) return; // A failed look (EMFILE, say) is retried at the next tick.
+    if (idleMs <= 0) return tree.observe(procs);
+    const progress = `${outputSize()}:${tree.progress(procs)}`;
+    const now = nowMs();
+    if (progress !== last) {
+      last = progress;
+      lastChange = now;
+    } else if (now - lastChange >= idleMs) {
+      clearInterval(timer);
+      onIdle();
+    }
+  }, monitorInterval(idleMs));
+  timer.unref();
+  return () => clearInterval(timer);
 }

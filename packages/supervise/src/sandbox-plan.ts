@@ -1,8 +1,7 @@
 // The bwrap command line of a sandboxed leaf (CONTRACT section 13): a pure function of the spec and an FsView.
 import { dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { onceView } from './once-view.js';
-import { homeOps, inside, PRIVATE_DIRS } from './sandbox-home.js';
-import { DEPENDENCY_CACHES, layerOps } from './sandbox-layer.js';
+import { DEPENDENCY_CACHES, homeOps, inside, layerOps, PRIVATE_DIRS } from './sandbox-home.js';
 
 export type SandboxRole = 'writer' | 'reader';
 
@@ -21,7 +20,7 @@ export interface SandboxSpec {
   /** Extra paths bound read-only / read-write (an agents-file entry's `paths`). */
   read?: string[];
   write?: string[];
-  /** Throwaway layers (sandbox-layer.ts) at `dir` over the entries of `over` (ground truth's copy's node_modules). */
+  /** Throwaway layers (sandbox-home.ts) at `dir` over the entries of `over` (ground truth's copy's node_modules). */
   layers?: { dir: string; over: string }[];
   /** Network on (default) or off: off is a network namespace of its own with loopback only. */
   network?: boolean;
@@ -74,19 +73,7 @@ export function mainRepoRoot(tree: string, view: FsView): string | null {
 /** A path bound read-write inside a masked folder: `src` (the reader's copy, or the path itself) at `dest`. */
 type Keep = { src: string; dest: string };
 
-export interface Plan {
-  spec: SandboxSpec;
-  options: PlanOptions;
-  view: FsView;
-  ops: MountOp[];
-  tree: string;
-  home: string | null;
-  stateDirs: readonly string[];
-  /** Declared paths outside the tree, and the files the command line names. */
-  read: string[];
-  write: string[];
-  readable: string[];
-}
+export type Plan = ReturnType<typeof startPlan>;
 
 /** The tree's rules on top of its bind: `.git` read-only, state folders absent (empty and read-only). */
 function treeRules(plan: Plan, root: string, keep: Keep[]): void {
@@ -149,7 +136,7 @@ export function planMounts(spec: SandboxSpec, given: FsView, options: PlanOption
 }
 
 /** The spec checked (absolute paths, a tree without home, a reader's copy) and made a plan of no mounts yet. */
-function startPlan(spec: SandboxSpec, view: FsView, options: PlanOptions): Plan {
+function startPlan(spec: SandboxSpec, view: FsView, options: PlanOptions) {
   for (const [what, path] of Object.entries({ tree: spec.tree, home: spec.home, cwd: spec.cwd })) {
     if (path === undefined || isAbsolute(path)) continue;
     throw new SandboxSpecError(`the sandbox's ${what} must be an absolute path, got ${JSON.stringify(path)}`);
@@ -169,7 +156,7 @@ function startPlan(spec: SandboxSpec, view: FsView, options: PlanOptions): Plan 
   const write = (spec.write ?? []).map(abs).filter((p) => !inside(p, tree));
   const readable = (spec.keepReadable ?? []).map((p) => resolve(p));
   const stateDirs = spec.stateDirs ?? DEFAULT_STATE_DIRS;
-  return { spec, options, view, ops: [], tree, home, stateDirs, read, write, readable };
+  return { spec, options, view, ops: [] as MountOp[], tree, home, stateDirs, read, write, readable };
 }
 
 const outsideHome = (p: string, home: string | null): boolean => home === null || !inside(p, home);
@@ -253,10 +240,7 @@ function allowed(name: string, pass: readonly string[]): boolean {
 }
 
 /** The allow-list plus `passEnv`, then `env` (or all: `inheritEnv`); no TMPDIR: the sandbox's /tmp is its own. */
-export function sandboxEnv(
-  env: NodeJS.ProcessEnv,
-  spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>,
-): NodeJS.ProcessEnv {
+export function sandboxEnv(env: NodeJS.ProcessEnv, spec: Pick<SandboxSpec, 'passEnv' | 'env' | 'inheritEnv'>) {
   const pass = spec.passEnv ?? [];
   const kept = Object.entries(env).filter(
     ([name, value]) => value !== undefined && name !== 'TMPDIR' && (spec.inheritEnv === true || allowed(name, pass)),

@@ -1,40 +1,16 @@
-// The sandbox on the host (CONTRACT section 13): bwrap, its trial run, the reader's copy; the plan is sandbox-plan.ts.
+// The sandbox on the host (CONTRACT section 13): bwrap, its trial run, a leaf's; the plan is sandbox-plan.ts.
 import { spawnSync } from 'node:child_process';
-import {
-  constants,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  utimesSync,
-  lutimesSync,
-  chmodSync,
-} from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LeapError, findExecutable, orElse } from '@leap/core';
-import { makeApart, putBack } from './apart.js';
+import { copyTree, makeApart, putBack } from './apart.js';
 import { hostView } from './once-view.js';
-import { inside, PRIVATE_DIRS } from './sandbox-home.js';
-import { HOME_CACHES } from './sandbox-layer.js';
-import {
-  DEFAULT_LINK_READ_ONLY,
-  DEFAULT_STATE_DIRS,
-  SandboxSpecError,
-  bwrapArgs,
-  mainRepoRoot,
-  sandboxEnv,
-  type PlanOptions,
-  type SandboxSpec,
-} from './sandbox-plan.js';
+import { HOME_CACHES, inside, PRIVATE_DIRS } from './sandbox-home.js';
+import { SandboxSpecError, bwrapArgs, sandboxEnv, type PlanOptions, type SandboxSpec } from './sandbox-plan.js';
+import { EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND } from './exit-codes.js';
+import type { LeafCommand } from './spawn-leaf.js';
 
 /** The exit code of a command that cannot make the sandbox it was asked for (CONTRACT section 13). */
 export const EXIT_NO_SANDBOX = 2;
@@ -51,8 +27,7 @@ export class SandboxUnavailableError extends LeapError {
 const INSTALL = 'apt-get install bubblewrap';
 
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string {
-  const bwrap =
-    env.LEAP_BWRAP !== undefined && env.LEAP_BWRAP !== '' ? env.LEAP_BWRAP : findExecutable('bwrap', env.PATH);
+  const bwrap = env.LEAP_BWRAP || findExecutable('bwrap', env.PATH);
   if (bwrap === null || findExecutable(bwrap, env.PATH) === null) {
     throw new SandboxUnavailableError(
       'cannot sandbox the leaf: bwrap (bubblewrap) is not installed ' +
@@ -98,60 +73,6 @@ export function checkSandbox(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export const resetSandboxCheck = (): void => probed.clear();
-
-/** A reader's copy less `.git`, state and `linkReadOnly` folders (returned); modes, times kept, files cloned. */
-export function copyTree(
-  tree: string,
-  dest: string,
-  options: {
-    stateDirs?: readonly string[];
-    linkReadOnly?: readonly string[];
-    skip?: readonly string[];
-    record?: (src: string, dst: string) => void;
-  } = {},
-): string[] {
-  const stateDirs = new Set(options.stateDirs ?? DEFAULT_STATE_DIRS);
-  const link = new Set(options.linkReadOnly ?? DEFAULT_LINK_READ_ONLY);
-  const skip = new Set((options.skip ?? []).map((p) => resolve(p)));
-  const linked: string[] = [];
-  // A link leading out of the repository (one planted to a socket's folder in /tmp) stays a link, unresolved inside.
-  const repo = mainRepoRoot(tree, hostView) ?? tree;
-  const ours = (link: string): boolean => {
-    const real = hostView.realpath(link);
-    return real !== null && inside(real, repo) && hostView.kind(real) === 'dir';
-  };
-  const walk = (from: string, to: string, top: boolean): void => {
-    for (const entry of readdirSync(from, { withFileTypes: true })) {
-      const src = join(from, entry.name);
-      const dst = join(to, entry.name);
-      if (top && (entry.name === '.git' || stateDirs.has(entry.name))) continue;
-      if (skip.has(src)) continue;
-      if (link.has(entry.name) && (entry.isDirectory() || (entry.isSymbolicLink() && ours(src)))) {
-        linked.push(src);
-        continue;
-      }
-      if (entry.isSymbolicLink()) {
-        symlinkSync(readlinkSync(src), dst);
-        try {
-          const { atime, mtime } = lstatSync(src);
-          lutimesSync(dst, atime, mtime); // times of a link are a nicety
-        } catch {}
-      } else if (entry.isDirectory()) {
-        const stat = statSync(src);
-        mkdirSync(dst, { mode: stat.mode & 0o7777 });
-        walk(src, dst, false);
-        utimesSync(dst, stat.atime, stat.mtime);
-      } else if (entry.isFile()) {
-        copyFileSync(src, dst, constants.COPYFILE_FICLONE);
-        const stat = statSync(src);
-        utimesSync(dst, stat.atime, stat.mtime);
-      } else continue; // Sockets, fifos and devices: a reader has no use for another process's endpoints.
-      options.record?.(src, dst);
-    }
-  };
-  walk(tree, dest, true);
-  return linked;
-}
 
 export interface PreparedSandbox {
   command: string;
@@ -251,3 +172,41 @@ export function parseSandboxSetting(value: string, what: string): 'writer' | 're
 }
 
 export class SandboxSettingError extends Error {}
+
+type Sandboxed = PreparedSandbox | { code: number; error: string };
+
+/** The leaf's sandbox (the supervisor's state folder hidden in it), or why the leaf cannot start. */
+export function sandboxLeaf(spec: SandboxSpec, bwrap: string, leaf: LeafCommand, stateDir: string): Sandboxed {
+  const { command, args, env, cwd } = leaf;
+  // The command is looked up on the host (the sandbox sees the same files), so 127 and 126 keep their meaning.
+  const found = findExecutable(command, env.PATH, cwd);
+  if (found === null) {
+    const code = cannotExecute(command, env.PATH, cwd) ? EXIT_CANNOT_EXECUTE : EXIT_NOT_FOUND;
+    const what = code === EXIT_NOT_FOUND ? 'command not found' : 'cannot execute';
+    return { code, error: `${what}: ${JSON.stringify(command)}` };
+  }
+  try {
+    // The path found, not the name: PATH is not walked twice, and what runs is what was checked above.
+    const boxed = { ...spec, cwd: spec.cwd ?? cwd, hide: [...(spec.hide ?? []), stateDir] };
+    return prepareSandbox(boxed, found, args, env, bwrap, { statusFd: 3 });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return { code: EXIT_NO_SANDBOX, error: error.message };
+    throw error;
+  }
+}
+
+/** Why bwrap could not make the sandbox: the namespaces refused (a trial run says), or a mount it could not make. */
+export function sandboxFailure(env: NodeJS.ProcessEnv): string {
+  try {
+    checkSandbox(env);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "cannot sandbox the leaf: bwrap could not set up its mounts (its message is in the leaf's stderr)";
+}
+
+/** A command that exists where it is looked up but cannot be executed (126 rather than 127). */
+function cannotExecute(command: string, path: string | undefined, cwd: string): boolean {
+  const dirs = command.includes('/') ? [''] : (path ?? '').split(':').filter((d) => d !== '');
+  return dirs.some((dir) => orElse(() => statSync(resolve(cwd, dir, command)), null) !== null);
+}

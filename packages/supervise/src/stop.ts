@@ -1,16 +1,6 @@
 // leap-stop: ask, request or clear a stop (CONTRACT section 2, the `stop` file); request and clear are logged.
-import {
-  appendEvent,
-  clearStop,
-  createEvent,
-  readEventContext,
-  readStopRequest,
-  requestStop,
-  resolveStateDir,
-  statePaths,
-  type StopMode,
-  type StopRequest,
-} from '@leap/core';
+import { appendEvent, clearStop, createEvent, readEventContext, readStopRequest, requestStop } from '@leap/core';
+import { resolveStateDir, statePaths, type StopMode, type StopRequest } from '@leap/core';
 
 export type StopOptions = { env?: NodeJS.ProcessEnv; cwd?: string };
 

@@ -1,42 +1,20 @@
 // leap-supervise: run one leaf and guarantee it ends, leaving NAME.pid, NAME.exit and the launch/exit events.
 import { closeSync } from 'node:fs';
-import {
-  LeapError,
-  checkLeafName,
-  createEvent,
-  ensureStateDir,
-  leafRole,
-  processIdentity,
-  envEventContext,
-  readEventContextAnyway,
-  readStopRequest,
-  resolveStateDir,
-  showValue,
-  statePaths,
-  tryLock,
-  unlinkIfPresent,
-  type EventContext,
-  type Lock,
-  type ExitStatus,
-  type LeapEvent,
-  type StatePaths,
-  orElse,
-} from '@leap/core';
-import { EXIT_KILLED, EXIT_USAGE } from './exit-codes.js';
-import { formatPidRecord, newRunId, replaceFile, type PidRecord } from './leaf-files.js';
-import { appendEventSafely, recordEnd, type EndDetails, type SuperviseResult } from './record-end.js';
-import { readSuperviseConfig, type SuperviseConfig } from './supervise-config.js';
-import { buildLeafEnv } from './leaf-env.js';
+import { LeapError, checkLeafName, createEvent, ensureStateDir, leafRole, processIdentity, orElse } from '@leap/core';
+import { envEventContext, readEventContextAnyway, readStopRequest, resolveStateDir, showValue } from '@leap/core';
+import { readDurationVar, readRunContext, statePaths, tryLock, unlinkIfPresent } from '@leap/core';
+import type { EventContext, Lock, ExitStatus, LeapEvent, StatePaths } from '@leap/core';
+import { EXIT_KILLED, EXIT_USAGE, asUsage, usageError } from './exit-codes.js';
+import { appendEventSafely, formatPidRecord, newRunId, recordEnd, replaceFile } from './leaf-files.js';
+import type { EndDetails, SuperviseResult } from './leaf-files.js';
 import { armLifeline } from './lifeline.js';
-import { spawnWithIo, type LeafCommand, type SpawnResult } from './spawn-leaf.js';
-import { openUnlinked, readStatus, type LeafIo } from './leaf-io.js';
+import { openUnlinked, readStatus, spawnWithIo, type LeafCommand, type SpawnResult } from './spawn-leaf.js';
+import type { LeafIo } from './spawn-leaf.js';
 import { runLeaf, type RunningLeaf } from './run-leaf.js';
-import { closeReady, reportFailure, reportReady } from './ready-handshake.js';
-import { asUsage, usageError } from './usage.js';
+import { READY_FD_VAR, closeReady, reportFailure, reportReady } from './detach.js';
 import { nowMs } from './long-timer.js';
 import type { SandboxSpec } from './sandbox-plan.js';
-import { EXIT_NO_SANDBOX, findBwrap } from './sandbox.js';
-import { sandboxFailure, sandboxLeaf } from './leaf-sandbox.js';
+import { EXIT_NO_SANDBOX, findBwrap, sandboxFailure, sandboxLeaf } from './sandbox.js';
 
 export interface SuperviseOptions {
   name: string;
@@ -46,7 +24,7 @@ export interface SuperviseOptions {
   cwd?: string;
   /** End the leaf (killed-signal) when this process gets TERM, INT, HUP or QUIT. The bin sets it. */
   handleSignals?: boolean;
-  /** leap-detach's handshake pipe (see ready-handshake.ts), answered once NAME.pid is written. */
+  /** leap-detach's handshake pipe (see detach.ts), answered once NAME.pid is written. */
   readyFd?: number | null;
   /** For a supervisor inside another program: the leaf's stdin bytes, and descriptors for its stdout and stderr. */
   io?: LeafIo;
@@ -82,10 +60,8 @@ export async function supervise(options: SuperviseOptions): Promise<SuperviseRes
     // The lock file is NAME.pid itself, written whole with the run id: no second write before the leaf starts.
     lock = asUsage(() => tryLock(paths.pid(name), { run }));
     if (lock === null) {
-      throw usageError(
-        `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)}); ` +
-          'refusing to start a second one',
-      );
+      const held = `another supervisor is running leaf ${showValue(name)} (see ${paths.pid(name)})`;
+      throw usageError(`${held}; refusing to start a second one`);
     }
   } catch (error) {
     reportFailure(readyFd, (error as Error).message);
@@ -131,13 +107,11 @@ class Supervision {
   }
 
   async start(readyFd: number | null): Promise<SuperviseResult> {
-    const me = processIdentity();
-    const record: PidRecord = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run: this.run };
     if (this.options.handleSignals === true) for (const s of FORWARDED_SIGNALS) process.on(s, this.onSignal);
     try {
       unlinkIfPresent(this.paths.exit(this.name));
       reportReady(readyFd, process.pid, this.run);
-      return await this.launch(record, Number(me?.starttime ?? 0));
+      return await this.launch();
     } catch (error) {
       closeReady(readyFd);
       // Whatever failed, a waiter gets an exit file: the tree is ended first if it was started.
@@ -155,7 +129,7 @@ class Supervision {
     }
   }
 
-  private async launch(record: PidRecord, notBefore: number): Promise<SuperviseResult> {
+  private async launch(): Promise<SuperviseResult> {
     let config: SuperviseConfig;
     try {
       config = readSuperviseConfig(this.paths.dir, this.env);
@@ -177,32 +151,21 @@ class Supervision {
     const network = spec?.network !== false;
     const sandboxed = spec === null ? { sandbox: 'off' } : { sandbox: 'bwrap', sandbox_role: spec.role, network };
     this.event(createEvent('launch', { ...started, timeout_ms: config.timeoutMs, ...sandboxed }, this.context));
-    const leafEnv = buildLeafEnv(this.env, {
-      timeoutMs: config.timeoutMs,
-      skillCommit: config.context.skillCommit,
-      marker: this.marker,
-      killAfterMs: config.killAfterMs,
-    });
-    const leaf: LeafCommand = { command, args, env: leafEnv, cwd: this.cwd };
+    const env = buildLeafEnv(this.env, { ...config, skillCommit: config.context.skillCommit, marker: this.marker });
+    const leaf: LeafCommand = { command, args, env, cwd: this.cwd };
     const sandbox = spec === null || this.bwrap === null ? null : sandboxLeaf(spec, this.bwrap, leaf, this.paths.dir);
-    if (sandbox === null) return this.spawnAndFollow(leaf, config, record, notBefore, false);
+    if (sandbox === null) return this.spawnAndFollow(leaf, config, false);
     if ('error' in sandbox) return this.finish('failed-start', sandbox.code, { error: sandbox.error });
     try {
       const inside = { command: sandbox.command, args: sandbox.args, env: sandbox.env, cwd: this.cwd };
-      return await this.spawnAndFollow(inside, config, record, notBefore, true);
+      return await this.spawnAndFollow(inside, config, true);
     } finally {
       // The reader's copy and every write in it go once the whole tree is gone.
       sandbox.cleanup();
     }
   }
 
-  private async spawnAndFollow(
-    leaf: LeafCommand,
-    config: SuperviseConfig,
-    record: PidRecord,
-    notBefore: number,
-    sandboxed: boolean,
-  ): Promise<SuperviseResult> {
+  private async spawnAndFollow(leaf: LeafCommand, config: SuperviseConfig, sandboxed: boolean) {
     let spawned: SpawnResult | null = null;
     // bwrap's report of the leaf's start and exit (its --json-status-fd 3), kept open here until the leaf is gone.
     const statusFd = sandboxed ? openUnlinked(this.paths.dir, 'sandbox-status') : null;
@@ -213,22 +176,23 @@ class Supervision {
     }
     if (spawned.kind === 'failed') return this.finish('failed-start', spawned.code, { error: spawned.reason });
     this.leafPid = spawned.pid;
+    const me = processIdentity();
+    const notBefore = Number(me?.starttime ?? 0);
     const at = { child: spawned.child, pid: spawned.pid, notBefore, marker: this.marker, stopFile: this.paths.stop };
-    const limits = { timeoutMs: config.timeoutMs, killAfterMs: config.killAfterMs, idleMs: config.idleMs, sandboxed };
-    this.leaf = runLeaf({ ...at, ...limits });
+    this.leaf = runLeaf({ ...at, ...config, sandboxed });
     if (this.pendingSignal !== null) this.leaf.end('signal');
     const abort = this.options.abort;
     const onAbort = (): void => this.leaf?.end('stuck');
     if (abort?.aborted === true) onAbort();
     abort?.addEventListener('abort', onAbort, { once: true });
-    replaceFile(this.paths.pid(this.name), formatPidRecord({ ...record, leaf: spawned.pid }, this.token));
+    const record = { pid: process.pid, starttime: me?.starttime, bootId: me?.bootId, run: this.run, leaf: spawned.pid };
+    replaceFile(this.paths.pid(this.name), formatPidRecord(record, this.token));
     let status: string | null = null;
-    const outcome = await this.leaf.outcome.finally(() => {
+    const { leafCode, signal, kill, reason } = await this.leaf.outcome.finally(() => {
       abort?.removeEventListener('abort', onAbort);
       // The whole tree is gone (or the kill gave up): bwrap has written all it will.
       if (statusFd !== null) status = readStatus(statusFd);
     });
-    const { leafCode, signal, kill, reason } = outcome;
     if (reason === 'stop') {
       this.event(createEvent('stop', { mode: 'now', action: 'honoured', leaf: this.name }, this.context));
     }
@@ -272,4 +236,36 @@ class Supervision {
 function roleOf(name: string) {
   const role = orElse(() => leafRole(name), null);
   return { actor: role?.actor ?? null, phase: role?.phase ?? null, attempt: role?.attempt ?? null };
+}
+
+export const DEFAULT_KILL_AFTER_MS = 5000;
+
+type SuperviseConfig = ReturnType<typeof readSuperviseConfig>;
+
+/** Read VERI_ISSUE, VERI_STEP, VERI_TIMEOUT (or the issue's timeout file), VERI_KILL_AFTER, VERI_IDLE_TIMEOUT. */
+export function readSuperviseConfig(stateDir: string, env: NodeJS.ProcessEnv) {
+  const context = readRunContext(stateDir, env);
+  return {
+    context,
+    timeoutMs: context.timeoutMs, // 0: none
+    killAfterMs: readDurationVar(env, 'VERI_KILL_AFTER', DEFAULT_KILL_AFTER_MS), // 0: SIGKILL at once
+    idleMs: readDurationVar(env, 'VERI_IDLE_TIMEOUT', 0), // no output and no CPU progress for this long; 0: off
+  };
+}
+
+type LeafEnvOptions = { timeoutMs: number; skillCommit: string | null; marker: string; killAfterMs?: number };
+
+/** VERI_KILL_AFTER is half our grace: a nested supervisor (leap-verify's) writes its exit file before our SIGKILL. */
+export function buildLeafEnv(env: NodeJS.ProcessEnv, options: LeafEnvOptions): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { ...env };
+  delete out[READY_FD_VAR];
+  if (options.timeoutMs > 0) {
+    const ms = String(Math.min(Math.ceil(options.timeoutMs), Number.MAX_SAFE_INTEGER));
+    if (out.BASH_DEFAULT_TIMEOUT_MS === undefined) out.BASH_DEFAULT_TIMEOUT_MS = ms;
+    if (out.BASH_MAX_TIMEOUT_MS === undefined) out.BASH_MAX_TIMEOUT_MS = ms;
+  }
+  if (options.skillCommit !== null) out.VERI_SKILL_COMMIT = options.skillCommit;
+  if (options.killAfterMs !== undefined) out.VERI_KILL_AFTER = String(Math.floor(options.killAfterMs / 2) / 1000);
+  out[options.marker] = '1';
+  return out;
 }

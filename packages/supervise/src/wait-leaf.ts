@@ -1,7 +1,7 @@
 // leap-wait: block until NAME.exit exists, woken by the file system, polling as the safety net.
-import { checkLeafName, isProcessAlive, resolveStateDir, statePaths } from '@leap/core';
+import { watch, type FSWatcher } from 'node:fs';
+import { checkLeafName, isProcessAlive, orElse, resolveStateDir, statePaths } from '@leap/core';
 import { readExitFile, readPidFile, type ExitRecord, type PidRecord } from './leaf-files.js';
-import { watchDir, type DirWatch } from './dir-watch.js';
 import { nowMs, setLongTimeout } from './long-timer.js';
 import { WAIT_BUDGET_SPENT, WAIT_SUPERVISOR_GONE } from './exit-codes.js';
 
@@ -63,7 +63,7 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
     let poll = options.pollMs ?? 50;
     const maxPoll = options.maxPollMs ?? 500;
     let timer: NodeJS.Timeout | undefined;
-    let watcher: DirWatch | null = null;
+    let watcher: ReturnType<typeof watchDir> | null = null;
     let finished = false;
     const finish = (result: WaitResult): void => {
       if (finished) return;
@@ -95,4 +95,23 @@ export async function waitLeaf(options: WaitOptions): Promise<WaitResult> {
     check();
     if (!finished) arm();
   });
+}
+
+/** `active` is false once the watch failed (a missing folder, EMFILE/ENOSPC, no events) or was closed: never throws. */
+export function watchDir(dir: string, onChange: (filename: string | null) => void) {
+  let watcher: FSWatcher | null = null;
+  const close = (): void => {
+    watcher?.close();
+    watcher = null;
+  };
+  const listen = (_event: string, filename: string | Buffer | null): void =>
+    onChange(filename === null ? null : String(filename));
+  watcher = orElse(() => watch(dir, { persistent: false }, listen), null);
+  watcher?.on('error', close);
+  return {
+    get active() {
+      return watcher !== null;
+    },
+    close,
+  };
 }

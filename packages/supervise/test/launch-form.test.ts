@@ -54,7 +54,7 @@ test('L-launch-form: rm -f, detach-leaf.sh supervise.sh with VERI_* and redirect
     assert.is(launch?.skill_commit, 'c0ffee');
     assert.equal([launch?.actor, launch?.phase, launch?.attempt], ['developer', 'green', i + 1]);
     assert.is(launch?.timeout_ms, 20_000, 'the launch event says the time limit the supervisor applies');
-    // wait-leaf returns once NAME.exit is written; the supervisor appends the exit event just after it (record-end.ts).
+    // wait-leaf returns once NAME.exit is written; the supervisor appends the exit event just after it (leaf-files.ts).
     const exit = await waitFor(() => eventsOf(scene, 'exit', name)[0], 20_000, `the exit event of ${name}`);
     assert.is(exit.step, title);
   }

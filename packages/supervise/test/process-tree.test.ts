@@ -15,8 +15,7 @@ import {
   recentProcesses,
   scanProcesses,
 } from '../src/proc-scan.js';
-import { LeafTree } from '../src/leaf-tree.js';
-import { killTree, signalTree, type Leader } from '../src/kill-tree.js';
+import { LeafTree, killTree, signalTree, type Leader } from '../src/leaf-tree.js';
 import { track, killStrays } from './helpers.js';
 
 test.after.each(() => killStrays());

@@ -14,20 +14,11 @@ import {
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanupTempDirs, isAlive, waitFor } from '@leap/test-utils';
-import { supervise } from '../src/supervise.js';
-import { formatStatusLine, type SuperviseResult } from '../src/record-end.js';
-import { buildLeafEnv } from '../src/leaf-env.js';
-import { readSuperviseConfig, DEFAULT_KILL_AFTER_MS } from '../src/supervise-config.js';
+import { buildLeafEnv, readSuperviseConfig, DEFAULT_KILL_AFTER_MS, supervise } from '../src/supervise.js';
+import { formatStatusLine, type SuperviseResult } from '../src/leaf-files.js';
 import { spawnLeaf, startFailureCode } from '../src/spawn-leaf.js';
-import {
-  closeReady,
-  parseReadyLine,
-  readyFd,
-  reportFailure,
-  reportReady,
-  READY_FD_VAR,
-} from '../src/ready-handshake.js';
-import { asUsage } from '../src/usage.js';
+import { closeReady, parseReadyLine, readyFd, reportFailure, reportReady, READY_FD_VAR } from '../src/detach.js';
+import { asUsage } from '../src/exit-codes.js';
 import { eventsOf, exitRecord, fixture, killStrays, makeScene, recordedPids } from './helpers.js';
 
 test.after.each(() => killStrays());

@@ -5,8 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, makeTempDir, waitFor } from '@leap/test-utils';
 import { setLongTimeout, sleep } from '../src/long-timer.js';
-import { watchDir } from '../src/dir-watch.js';
-import { monitorInterval, TRACK_INTERVAL_MS } from '../src/tree-monitor.js';
+import { watchDir } from '../src/wait-leaf.js';
+import { monitorInterval, TRACK_INTERVAL_MS } from '../src/run-leaf.js';
 
 test.after(() => cleanupTempDirs());
 

@@ -1,7 +1,6 @@
 // leap-detach CMD [ARG...]: start CMD in a new session and return (CONTRACT section 4).
 import { parseCli, runCli, writeFd } from '@leap/core';
-import { EXIT_USAGE } from '../exit-codes.js';
-import { usageError } from '../usage.js';
+import { EXIT_USAGE, usageError } from '../exit-codes.js';
 import { detach } from '../detach.js';
 
 const USAGE = `Usage: leap-detach [--json] CMD [ARG...]
@@ -21,19 +20,14 @@ Exit codes:
   125   usage error
 `;
 
+const OPTIONS = { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } } as const;
+const PARSE = { stopAtPositional: true, exitCode: EXIT_USAGE };
+
 void runCli(
   'leap-detach',
   async () => {
-    const { values, positionals } = parseCli(
-      process.argv.slice(2),
-      { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
-      USAGE,
-      { stopAtPositional: true, exitCode: EXIT_USAGE },
-    );
-    if (values.help === true) {
-      writeFd(1, USAGE);
-      return 0;
-    }
+    const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE, PARSE);
+    if (values.help === true) return (writeFd(1, USAGE), 0);
     const [command, ...args] = positionals;
     if (command === undefined || command === '') throw usageError(`Expected CMD [ARG...]\n${USAGE}`);
     const result = await detach({ command, args });

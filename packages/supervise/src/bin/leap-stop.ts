@@ -1,9 +1,8 @@
 // leap-stop: stop requests (CONTRACT section 4), and the leaves of a supervisor that died.
 import { parseCli, resolveStateDir, runCli, writeFd, orElse } from '@leap/core';
-import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE } from '../exit-codes.js';
-import { sweepOrphansOf } from '../orphans.js';
+import { EXIT_USAGE, STOP_NONE, STOP_PENDING, STOP_UNREADABLE, asUsage, usageError } from '../exit-codes.js';
+import { sweepOrphansOf } from '../lifeline.js';
 import { checkStop, clearStopLogged, requestStopLogged } from '../stop.js';
-import { asUsage, usageError } from '../usage.js';
 
 const USAGE = `Usage: leap-stop [--json] [check]
        leap-stop [--json] request MODE      MODE: at-ledger, at-leaf or now
@@ -37,10 +36,7 @@ void runCli(
       USAGE,
       { exitCode: EXIT_USAGE },
     );
-    if (values.help === true) {
-      writeFd(1, USAGE);
-      return 0;
-    }
+    if (values.help === true) return (writeFd(1, USAGE), 0);
     const json = values.json === true;
     const print = (record: object) => json && writeFd(1, `${JSON.stringify(record)}\n`);
     const [action = 'check', ...rest] = positionals;
@@ -52,20 +48,14 @@ void runCli(
       );
     }
     if (action === 'request') {
-      const mode = asUsage(() => requestStopLogged(rest[0] as string));
-      print({ action: 'requested', mode });
-      return 0;
+      return (print({ action: 'requested', mode: asUsage(() => requestStopLogged(rest[0] as string)) }), 0);
     }
     if (action === 'clear') {
       const before = asUsage(() => clearStopLogged());
-      print({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null });
-      return 0;
+      return (print({ action: 'cleared', mode: before.kind === 'requested' ? before.mode : null }), 0);
     }
     const request = checkStop();
-    if (request.kind === 'none') {
-      print({ pending: false, mode: null });
-      return STOP_NONE;
-    }
+    if (request.kind === 'none') return (print({ pending: false, mode: null }), STOP_NONE);
     if (request.kind === 'requested') {
       writeFd(1, json ? `${JSON.stringify({ pending: true, mode: request.mode })}\n` : `${request.mode}\n`);
       return STOP_PENDING;

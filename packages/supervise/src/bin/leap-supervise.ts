@@ -1,10 +1,9 @@
 // leap-supervise NAME CMD [ARG...]: run one leaf and guarantee it ends (CONTRACT section 4).
 import { findRepoRoot, parseCli, runCli, writeFd } from '@leap/core';
-import { EXIT_USAGE } from '../exit-codes.js';
-import { asUsage, usageError } from '../usage.js';
+import { EXIT_USAGE, asUsage, usageError } from '../exit-codes.js';
 import { supervise } from '../supervise.js';
-import { formatStatusLine, type SuperviseResult } from '../record-end.js';
-import { readyFd, reportFailure } from '../ready-handshake.js';
+import { formatStatusLine, type SuperviseResult } from '../leaf-files.js';
+import { readyFd, reportFailure } from '../detach.js';
 import { parseSandboxSetting } from '../sandbox.js';
 
 const USAGE = `\
@@ -104,16 +103,8 @@ void runCli(
       // A closed stderr must not change the result (writeFd ignores EPIPE and EBADF).
       if (lines.length > 0) writeFd(2, lines.join(''));
     };
-    const result = await supervise({
-      name,
-      command,
-      args,
-      handleSignals: true,
-      lifeline: false,
-      readyFd: ready,
-      sandbox,
-      beforeRecord: (r) => say(r, true),
-    });
+    const options = { name, command, args, handleSignals: true, lifeline: false, readyFd: ready, sandbox };
+    const result = await supervise({ ...options, beforeRecord: (r) => say(r, true) });
     say(result, false);
     return result.code;
   },

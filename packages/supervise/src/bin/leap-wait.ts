@@ -1,7 +1,6 @@
 // leap-wait NAME [MAX_SECONDS]: wait for a supervised leaf and exit with its code (CONTRACT section 4).
 import { checkLeafName, parseCli, parseDuration, runCli, writeFd } from '@leap/core';
-import { EXIT_USAGE } from '../exit-codes.js';
-import { asUsage, usageError } from '../usage.js';
+import { EXIT_USAGE, asUsage, usageError } from '../exit-codes.js';
 import { waitLeaf, type WaitResult } from '../wait-leaf.js';
 
 const USAGE = `Usage: leap-wait [--json] NAME [MAX_SECONDS]
@@ -21,31 +20,17 @@ Exit codes:
 
 const OPTIONS = { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } } as const;
 
-function toJson(result: WaitResult): string {
-  const exit = result.exit;
-  return `${JSON.stringify({
-    name: result.name,
-    code: result.code,
-    status: result.status,
-    leaf_code: exit?.leafCode ?? null,
-    signal: exit?.signal ?? null,
-    run: exit?.run ?? null,
-    leftovers: exit?.leftovers ?? 0,
-    escaped: exit?.escaped ?? 0,
-    error: exit?.error ?? null,
-    supervisor: result.supervisor,
-    waited_ms: result.waitedMs,
-  })}\n`;
+function toJson({ name, code, status, exit, supervisor, waitedMs }: WaitResult): string {
+  const { leafCode = null, signal = null, run = null, leftovers = 0, escaped = 0, error = null } = exit ?? {};
+  const record = { name, code, status, leaf_code: leafCode, signal, run, leftovers, escaped, error };
+  return `${JSON.stringify({ ...record, supervisor, waited_ms: waitedMs })}\n`;
 }
 
 void runCli(
   'leap-wait',
   async () => {
     const { values, positionals } = parseCli(process.argv.slice(2), OPTIONS, USAGE, { exitCode: EXIT_USAGE });
-    if (values.help === true) {
-      writeFd(1, USAGE);
-      return 0;
-    }
+    if (values.help === true) return (writeFd(1, USAGE), 0);
     const [name, max, ...rest] = positionals;
     if (name === undefined || rest.length > 0) {
       throw usageError(`Expected NAME [MAX_SECONDS], got ${positionals.length} argument(s)\n${USAGE}`);
