@@ -10,15 +10,11 @@ import { createGeminiAgent } from '@leap/agent-gemini';
 import { createScriptedAgent } from '@leap/agent-scripted';
 import { knownVendor, vendorFamily } from './family.js';
 
-export interface AgentEntry {
+type Launch = { command?: string[]; script?: string; bin?: string; model?: string; extraArgs?: string[] };
+interface AgentEntry extends Launch, Reach {
   plugin: 'claude' | 'codex' | 'gemini' | 'command' | 'scripted';
   /** Required for `command`; overrides the plugin's family otherwise (read as a vendor: `gemma` is `google`). */
   family?: string;
-  command?: string[];
-  script?: string;
-  bin?: string;
-  model?: string;
-  extraArgs?: string[];
   env?: Record<string, string>;
   /** `codex`: false skips the CLI's readiness check (a setup the check cannot judge). */
   preflight?: boolean;
@@ -26,21 +22,12 @@ export interface AgentEntry {
   usd_per_million_tokens?: { input: number; output: number };
   /** Inside the sandbox (CONTRACT section 13): more variables passed (names, or prefixes ending in `*`). */
   pass_env?: string[];
-  /** Inside the sandbox: more absolute places, read-only or read-write. */
-  paths?: { read?: string[]; write?: string[] };
-  network?: boolean;
 }
+type Reach = { paths?: { read?: string[]; write?: string[] }; network?: boolean };
 
-/** The roles an agents file may give an ordered list of agents: the first runs, the next when a vendor runs dry. */
-export type ListedRole = 'developer' | 'verifier' | 'planner' | 'builder';
-const LISTED_ROLES: readonly ListedRole[] = ['developer', 'verifier', 'planner', 'builder'];
-
-export interface AgentRegistry {
-  file: string | null;
-  entries: Record<string, AgentEntry>;
-  roles: Partial<Record<ListedRole, string[]>>;
-}
-
+const LISTED_ROLES = ['developer', 'verifier', 'planner', 'builder'] as const;
+type Roles = Partial<Record<(typeof LISTED_ROLES)[number], string[]>>;
+export type AgentRegistry = { file: string | null; entries: Record<string, AgentEntry>; roles: Roles };
 export const BUILTIN_AGENTS = ['claude', 'codex', 'gemini'] as const;
 const isBuiltin = (name: string) => (BUILTIN_AGENTS as readonly string[]).includes(name);
 const PLUGINS = new Set(['claude', 'codex', 'gemini', 'command', 'scripted']);
@@ -68,7 +55,6 @@ export function loadAgentRegistry(file: string | undefined, env: NodeJS.ProcessE
   return { file: resolve(path), entries, roles: checkRoles(path, (data as { roles?: unknown }).roles, entries) };
 }
 
-// `"roles": {"developer": ["claude", "gemini"], ...}`: every name a built-in or an entry of the file, none twice.
 function checkRoles(file: string, roles: unknown, entries: Record<string, AgentEntry>): AgentRegistry['roles'] {
   const bad = (message: string): never => {
     throw new FileFormatError(file, undefined, message);
@@ -89,12 +75,11 @@ function checkRoles(file: string, roles: unknown, entries: Record<string, AgentE
       bad(`"roles.${role}" names ${showValue(stranger)}, which is neither ${builtins} nor an agent of this file`);
     if (new Set(list).size !== list.length)
       bad(`"roles.${role}" names an agent twice: ${showValue((list as string[]).join(','))}`);
-    found[role as ListedRole] = list as string[];
+    found[role as keyof AgentRegistry['roles']] = list as string[];
   }
   return found;
 }
 
-/** A role's agents as an option gives them: one name, or several separated by commas (`claude,gemini`), in order. */
 export function agentList(option: string, value: string): string[] {
   const names = value.split(',').map((n) => n.trim());
   if (names.some((n) => !NAME.test(n)))
@@ -171,12 +156,9 @@ export function resolveAgent(name: string, registry: AgentRegistry): AgentPlugin
   try {
     return createFromEntry(name, entry, registry.file);
   } catch (error) {
-    // A plugin that cannot be made (a scripted agent's script missing) is said as the agent it was for.
     if (!(error instanceof LeapError)) throw error;
-    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, {
-      cause: error,
-      exitCode: error.exitCode,
-    });
+    const options = { cause: error, exitCode: error.exitCode };
+    throw new UsageError(`agent ${showValue(name)} of ${registry.file ?? 'the built-ins'}: ${error.message}`, options);
   }
 }
 
@@ -192,7 +174,6 @@ function createFromEntry(name: string, entry: AgentEntry, file: string | null): 
     scripted: () => createScriptedAgent({ name, script: resolve(dir, entry.script!), family }),
   };
   const agent = make[entry.plugin]();
-  // Same vendor, same family: a declared family, else the vendor of a configured model, read through one table.
   const declared = entry.family ?? (entry.model === undefined ? null : knownVendor(entry.model));
   return withVendorFamily(withEntryNeeds(declared === null ? agent : { ...agent, family: declared }, entry));
 }

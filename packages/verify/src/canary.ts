@@ -1,46 +1,35 @@
 // Proof the project's test command runs each step test file: in a copy, a canary in each must make the suite fail.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { GroundTruthOptions } from './ground-truth.js';
-import { notAlone, withStepCopy } from './step-copy.js';
+import { workTreeHash } from './run-suite.js';
+import { topLevelName, withScratchTree } from './scratch-tree.js';
+import { listFiles } from './step-tests.js';
+import { testFilePredicate } from './test-files.js';
 import { runCaptured } from './test-report.js';
 
 /** One language's canary: the files it takes, how it goes in a copy; it fails saying `leap canary: ${a}${b}`. */
-export interface Canary {
-  language: string;
-  runners: string;
-  form: string;
-  files: RegExp;
-  put: (text: string, a: string, b: string) => string;
-}
+type Canary = { language: string; files: RegExp; put: (text: string, a: string, b: string) => string };
 
 export const CANARIES: readonly Canary[] = [
   {
     language: 'JavaScript, TypeScript',
-    runners: 'node:test, vitest, jest, mocha, ava, a plain script',
-    form: 'a statement that throws at load, first (after a shebang), so a file that exits early fails too',
     files: /\.[cm]?[jt]sx?$/,
     put: (text, a, b) => atTop(text, /^#!.*\n/, `throw new Error(${message(a, b)});\n`),
   },
   {
     language: 'Python',
-    runners: 'pytest, unittest, a plain script',
-    form: 'a statement that raises at load, first (after leading comments and `from __future__` imports)',
     files: /\.py$/,
     put: (text, a, b) => atTop(text, PYTHON_HEAD, `raise Exception(${message(a, b)})\n`),
   },
   {
     language: 'Rust',
-    runners: 'cargo test (`tests/*.rs`, inline tests named by --tests)',
-    form: 'a `#[test]` function appended that panics',
     files: /\.rs$/,
     put: (text, a, b) => `${text}\n#[test]\nfn leap_canary_${a}() {\n    panic!("{}", ${message(a, b, true)});\n}\n`,
   },
   {
     language: 'Go',
-    runners: 'go test',
-    form: 'a `TestX(t)` function appended that fails',
     files: /_test\.go$/,
     put: (text, a, b) => {
       const test = `func TestLeapCanary${a}(t *leapcanary${a}.T) {\n\tt.Fatal(${message(a, b)})\n}\n`;
@@ -74,21 +63,20 @@ function afterPackage(text: string, line: string): string {
   return `${text.slice(0, at)}${clause[0].endsWith('\n') ? '' : '\n'}${line}${text.slice(at)}`;
 }
 
-/** Cheapest first, the step's files alone (step-copy.ts); then the whole tree, again for files no failing run named. */
 export async function proveTestsRun(options: GroundTruthOptions, files: readonly string[], head: string) {
   const proof = { notRun: [] as string[], noCanary: files.filter((f) => canaryFor(f) === null), runs: 0 };
   let left = files.filter((f) => canaryFor(f) !== null);
   if (left.length > 0 && !notAlone.has(options.testCmd)) {
     const files = left;
     const run = (dir: string, env: NodeJS.ProcessEnv) => canaryRun({ ...options, env }, dir, texts(dir, files), files);
-    const named = await withStepCopy(options, head, files, true, async (dir, env) => (await run(dir, env)).named);
+    const named = await withStepCopy(options, head, files, 'alone', async (dir, env) => (await run(dir, env)).named);
     proof.runs++;
     if (named.length === 0) notAlone.add(options.testCmd);
     left = left.filter((f) => !named.includes(f));
   }
   if (left.length === 0) return proof;
   const wanted = left;
-  await withStepCopy(options, head, wanted, false, async (dir, env) => {
+  await withStepCopy(options, head, wanted, 'all', async (dir, env) => {
     const original = texts(dir, wanted);
     const queue: string[][] = [[...original.keys()]];
     while (queue.length > 0) {
@@ -120,4 +108,37 @@ async function canaryRun(options: GroundTruthOptions, dir: string, original: Map
   }
   const run = await runCaptured({ ...options, purpose: 'canary' }, dir);
   return { code: run.code, named: round.filter((f) => run.output.includes(`leap canary: ${said.get(f)}`)) };
+}
+
+// A file a runner takes as tests of its own, not a helper, a fixture or a conftest.
+const ENTRY = /(?:^|\/)(?:[^/]*[._-](?:test|spec)s?\.[^/]+|test[_-][^/]+|test\.[^/]+|tests\/[^/]+\.rs)$/;
+
+/** Test commands whose run of the step's files alone named nothing: this process runs them on the whole copy. */
+export const notAlone = new Set<string>();
+
+/** `alone`: the other test entry files out, but a Go package's `_test.go`; `set aside`: `files` as in the parent. */
+export async function withStepCopy<T>(
+  options: GroundTruthOptions,
+  head: string,
+  files: readonly string[],
+  mode: 'alone' | 'all' | 'set aside',
+  work: (dir: string, env: NodeJS.ProcessEnv) => Promise<T>,
+): Promise<T> {
+  const skip = [topLevelName(options.repo, options.stateDir)].filter((n): n is string => n !== null);
+  const tree = mode === 'set aside' ? undefined : (workTreeHash(options.repo, options.stateDir) ?? undefined);
+  const others = mode === 'alone' ? otherEntries(options, files) : [];
+  // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
+  const inCopy = (dir: string) => {
+    for (const path of others) rmSync(join(dir, path), { force: true });
+    return work(dir, { ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
+  };
+  return withScratchTree(options.repo, head, skip, inCopy, mode === 'set aside' ? files : [], tree);
+}
+
+function otherEntries(options: GroundTruthOptions, files: readonly string[]): string[] {
+  const isTest = testFilePredicate(options.testFiles);
+  const goDirs = new Set(files.filter((f) => f.endsWith('_test.go')).map((f) => dirname(f)));
+  const keep = (path: string) => files.includes(path) || (path.endsWith('_test.go') && goDirs.has(dirname(path)));
+  const entry = (path: string) => isTest(path) && ENTRY.test(path) && basename(path) !== 'conftest.py';
+  return listFiles(options.repo).filter((path) => entry(path) && !keep(path));
 }

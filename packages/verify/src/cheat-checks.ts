@@ -1,10 +1,9 @@
 // The cheating moves a diff shows, refused before any suite run (CONTRACT section 9); PROJECT_CONFIG_FILE is core's.
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { gitOrNull, gitStdout, splitNul } from './git.js';
-import { isTestFile } from './test-files.js';
-import { hasInlineTests, splitTestItems } from './test-items.js';
-import { orElse } from '@leap/core';
+import { gitOrNull, gitStdout } from './git.js';
+import { hasInlineTests, isTestFile, splitTestItems } from './test-files.js';
+import { orElse, splitNul } from '@leap/core';
 
 export const PROJECT_CONFIG_FILE = 'leap.config.json';
 
@@ -18,7 +17,6 @@ const MARKERS: readonly RegExp[] = [
   /\bt\.Skip(?:Now|f)?\s*\(|^\/\/\s*(?:go:build|\+build)\s+ignore\b/,
 ];
 
-/** What code under test has no business holding: an import of a test framework, or a patch of its objects. */
 const FRAMEWORK_HOLDS: readonly RegExp[] = [
   /(?:from\s+|require\(\s*|import\s*\(\s*)['"](?:node:test|vitest|@jest\/globals|mocha|ava|uvu|tap)['"]/,
   /^\s*(?:import|from)\s+(?:unittest|pytest|_pytest|nose2?)\b/,
@@ -36,15 +34,8 @@ const RUNNER_CONFIGS: readonly { path: RegExp; sections?: RegExp }[] = [
   { path: /(?:^|\/)Cargo\.toml$/, sections: /^(?:features|lib|\[test\]|workspace)$/ },
 ];
 const BUILD_SCRIPTS = /(?:^|\/)(?:GNUmakefile|[Mm]akefile|justfile|Taskfile\.ya?ml)$/;
-
-export interface PhaseChanges {
-  repo: string;
-  base: string;
-  changed: readonly string[];
-  isTest: (path: string) => boolean;
-  testCmd: string;
-  step?: string;
-}
+type Changes = { repo: string; base: string; changed: readonly string[]; testCmd: string; step?: string };
+export type PhaseChanges = Changes & { isTest: (path: string) => boolean };
 
 /** Tracked files that differ from `commit` in the work tree, and untracked ones; `commit` HEAD: one `git status`. */
 export function changedSince(repo: string, commit: string, paths?: readonly string[], head?: string): string[] {
@@ -59,7 +50,6 @@ export function changedSince(repo: string, commit: string, paths?: readonly stri
   return [...new Set([...tracked, ...untracked])];
 }
 
-/** Of `paths`, those whose tests changed since `commit`: a test file, or the test items of a file with code too. */
 export function testsChanged(repo: string, commit: string, paths: readonly string[]): string[] {
   const items = (text: string) => splitTestItems(text).tests;
   const inline = (path: string) => hasInlineTests(path, isTestFile(path));
@@ -72,7 +62,6 @@ export function configChanged(changes: PhaseChanges): string | null {
   return `${PROJECT_CONFIG_FILE} changed: ${whose}`;
 }
 
-/** The added lines of a test file that hold a skip or focus marker, for the REJECT that names the move. */
 export function markersAdded(changes: PhaseChanges, paths: readonly string[]): string[] {
   return addedLines(changes, paths).flatMap(({ path, line, text }) => {
     const marker = MARKERS.map((re) => re.exec(text)?.[0]).find((m) => m !== undefined);
@@ -80,7 +69,6 @@ export function markersAdded(changes: PhaseChanges, paths: readonly string[]): s
   });
 }
 
-/** The moves outside the test files; a file the step's ledger line names may change. */
 export function codeMoves(changes: PhaseChanges): string[] {
   const named = (path: string) => changes.step !== undefined && namesFile(changes.step, path);
   const code = changes.changed.filter((path) => !changes.isTest(path) && path !== PROJECT_CONFIG_FILE && !named(path));
@@ -111,7 +99,6 @@ function runnerFileChange(changes: PhaseChanges, path: string, commandFiles: Set
   return `the runner's configuration ${path} changed`;
 }
 
-/** True for a runner's configuration file, a package.json or a build script: what a canary's REJECT names first. */
 export function isRunnerFile(path: string): boolean {
   return basename(path) === 'package.json' || BUILD_SCRIPTS.test(path) || RUNNER_CONFIGS.some((c) => c.path.test(path));
 }
@@ -125,7 +112,6 @@ function namesFile(step: string, path: string): boolean {
   return word(name) || (stem.includes('.') && word(stem));
 }
 
-// The lines of INI and TOML sections whose header matches `wanted` (`[tool.pytest.ini_options]`, `[[test]]`).
 function sectionsOf(text: string, wanted: RegExp): string {
   let keep = false;
   const kept: string[] = [];
@@ -161,17 +147,17 @@ function testParts(text: string, testCmd: string): string {
   return JSON.stringify([[...reached].sort(), keys]);
 }
 
-// The repository's files the test command (and the scripts it reaches) names: `bash scripts/test.sh`, `-c pytest.ini`.
 function testCommandFiles(changes: PhaseChanges): Set<string> {
   const words = changes.testCmd.split(/[\s;&|()<>=]+/).map((w) => w.replace(/^['"]|['"]$/g, '').replace(/^\.\//, ''));
   return new Set(words.filter((w) => w !== '' && changes.changed.includes(w)));
 }
 
-function addedLines(changes: PhaseChanges, paths: readonly string[]): { path: string; line: number; text: string }[] {
+type AddedLine = { path: string; line: number; text: string };
+function addedLines(changes: PhaseChanges, paths: readonly string[]): AddedLine[] {
   if (paths.length === 0) return [];
   const plain = ['--no-renames', '--no-color', '--no-ext-diff', '-U0'];
   const diff = gitStdout(changes.repo, ['diff', ...plain, changes.base, '--', ...paths]);
-  const found: { path: string; line: number; text: string }[] = [];
+  const found: AddedLine[] = [];
   let path = '';
   let line = 0;
   const seen = new Set<string>();

@@ -1,6 +1,4 @@
 // Same vendor, same family (blind-tribunal 3.3): one table for builder and reviewers alike.
-
-/** Each vendor and the names its models go by (a model id starts with one of them). */
 const VENDORS: Readonly<Record<string, readonly string[]>> = {
   anthropic: ['anthropic', 'claude', 'opus', 'sonnet', 'haiku'],
   openai: ['openai', 'chatgpt', 'gpt', 'codex', 'davinci', 'o1', 'o3', 'o4'],

@@ -1,44 +1,21 @@
 // Only the ledger, the issue, the step's tests and the repository: never the developer's output or commit messages.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TrackerPlugin, UsageError, findRepoRoot, readFileIfExists, resolveStateDir } from '@leap/core';
-import { showValue, statePaths } from '@leap/core';
-import { findStep, parseLedger, type LedgerStep } from '@leap/core/ledger';
+import { type TrackerPlugin, UsageError, findRepoRoot, readFileIfExists, readRunContext } from '@leap/core';
+import { resolveStateDir, showValue, statePaths } from '@leap/core';
+import { findStep, parseLedger } from '@leap/core/ledger';
 import { createLocalTracker } from '@leap/tracker-local';
-import { readBaseDiff, readCommitDiff } from './base-diff.js';
-import { isCommit } from './git.js';
-import type { Phase } from './phase.js';
+import { gitStdout, isCommit } from './git.js';
 import { readStepSpec } from './step-spec.js';
 import { findStepTests, type StepTests } from './step-tests.js';
-import type { VerifyPromptInput } from './verify-prompt.js';
+import type { BoundedDiff, Phase, VerifyPromptInput } from './verify-prompt.js';
+import { buildVerifyPrompt, checkPhase } from './verify-prompt.js';
 
-export interface GatherOptions {
-  phase: Phase;
-  step: string | undefined;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  issue: number | null;
-  ledgerFile?: string;
-  specFile?: string;
-  testGlobs?: readonly string[];
-  /** Globs of files that hold tests beside the conventions (a conductor's `--tests`, e.g. `src/**\/*.rs`). */
-  testFiles?: readonly string[];
-  base?: string;
-  tracker?: TrackerPlugin;
-  head?: string;
-}
+type GatherRun = { phase: Phase; step: string | undefined; cwd: string; env: NodeJS.ProcessEnv; issue: number | null };
+type GatherMore = { ledgerFile?: string; specFile?: string; base?: string; tracker?: TrackerPlugin; head?: string };
+export type GatherOptions = GatherRun & GatherMore & Partial<Record<'testGlobs' | 'testFiles', readonly string[]>>;
 
-export interface GatheredInput {
-  input: VerifyPromptInput;
-  repo: string;
-  stateDir: string;
-  step: string;
-  ledgerStep: LedgerStep | null;
-  tests: StepTests;
-}
-
-/** Check the step against the ledger and read the spec and the tests; bad input is a UsageError (exit 2). */
-export async function gatherVerifyInput(options: GatherOptions): Promise<GatheredInput> {
+export async function gatherVerifyInput(options: GatherOptions) {
   const { phase, issue, step, base } = options;
   if (step === undefined) throw new UsageError('missing --step TITLE (the ledger step to verify)');
   const repo = findRepoRoot(options.cwd);
@@ -72,14 +49,45 @@ export async function gatherVerifyInput(options: GatherOptions): Promise<Gathere
   return { input, repo, stateDir, step, ledgerStep, tests };
 }
 
-// The step in the ledger (`--ledger`, else the issue's); with neither, only `--spec` can stand in for it.
 function readLedgerStep(stateDir: string, issue: number | null, step: string, ledgerFile?: string, hasSpec = false) {
   const file = ledgerFile ?? (issue === null ? null : statePaths(stateDir).ledger(issue));
   const how = 'set VERI_ISSUE or pass --issue N or --ledger FILE (or give --spec FILE)';
-  if (file === null) {
-    if (hasSpec) return null;
-    throw new UsageError(`no ledger to find the step in: ${how}`);
-  }
+  if (file === null && hasSpec) return null;
+  if (file === null) throw new UsageError(`no ledger to find the step in: ${how}`);
   if (!existsSync(file)) throw new UsageError(`no ledger at ${file}${issue === null ? '' : ` for issue ${issue}`}`);
   return findStep(parseLedger(readFileSync(file, 'utf8'), file), step);
+}
+
+type Given = { phase: string | undefined; step: string | undefined; issue?: number };
+export type VerifyPromptOptions = Partial<Omit<GatherOptions, keyof Given | 'head'>> & Given;
+
+/** `leap-verify prompt`: the prompt the verifier would get, printed and not sent (no agent, no schema loaded). */
+export async function renderVerifyPrompt(options: VerifyPromptOptions): Promise<{ prompt: string; tests: StepTests }> {
+  const phase = checkPhase(options.phase);
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const issue = options.issue ?? readRunContext(resolveStateDir(env, cwd), env).issue;
+  const gathered = await gatherVerifyInput({ ...options, phase, cwd, env, issue });
+  return { prompt: buildVerifyPrompt(gathered.input), tests: gathered.tests };
+}
+
+export const BASE_DIFF_LIMIT = 64 * 1024;
+
+export function readBaseDiff(repo: string, base: string, limit = BASE_DIFF_LIMIT): BoundedDiff {
+  return cutAt(gitStdout(repo, ['diff', '--no-color', '--no-ext-diff', '--no-renames', base]), limit);
+}
+
+/** Without the commit message (the developer's prose): the red verifier's view of which tests are new. */
+export function readCommitDiff(repo: string, commit: string, paths: readonly string[], limit = BASE_DIFF_LIMIT) {
+  if (paths.length === 0) return { text: '', cut: null };
+  const show = ['show', '--format=', '--no-color', '--no-ext-diff', '--no-renames', commit, '--', ...paths];
+  return cutAt(gitStdout(repo, show), limit);
+}
+
+function cutAt(text: string, limit: number): BoundedDiff {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return { text, cut: null };
+  const lineEnd = bytes.lastIndexOf(0x0a, limit - 1) + 1;
+  const shown = lineEnd > 0 ? lineEnd : limit;
+  return { text: bytes.subarray(0, shown).toString('utf8'), cut: { shown, total: bytes.length } };
 }

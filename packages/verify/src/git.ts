@@ -1,7 +1,5 @@
 // Git through core's one runner, synchronous: verification's git calls run one after another.
-import { runGitSync, splitNul, orElse } from '@leap/core';
-
-export { splitNul };
+import { runGitSync, orElse } from '@leap/core';
 
 export function gitStdout(cwd: string, args: readonly string[], env?: NodeJS.ProcessEnv): string {
   return runGitSync(args, env === undefined ? { cwd } : { cwd, env }).stdout;

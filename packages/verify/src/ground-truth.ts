@@ -1,46 +1,27 @@
 // Ground truth: the verifier runs the test command itself before any agent is asked.
-import { dirname, join } from 'node:path';
-import { readEventContext, runGitSync, statePaths, orElse } from '@leap/core';
-import { proveTestsRun } from './canary.js';
+import { type EventContext, appendEvent, createEvent, readEventContext } from '@leap/core';
+import { readFileIfExists, runGitSync, splitNul, statePaths, orElse } from '@leap/core';
+import { notAlone, proveTestsRun, withStepCopy } from './canary.js';
 import { PROJECT_CONFIG_FILE, blobText, changedSince, codeMoves, configChanged } from './cheat-checks.js';
 import { isRunnerFile, markersAdded, testsChanged, type PhaseChanges } from './cheat-checks.js';
-import { flakyReason, knownFlaky, rerun } from './flaky.js';
-import { gitOrNull, gitStdout, splitNul } from './git.js';
-import type { Phase } from './phase.js';
-import { findRedVerdict } from './red-verdict.js';
-import { topLevelName, withScratchTree } from './scratch-tree.js';
-import type { StepTests } from './step-tests.js';
+import { gitOrNull, gitStdout } from './git.js';
+import type { Phase } from './verify-prompt.js';
+import { findRedVerdict, type StepTests } from './step-tests.js';
+import { topLevelName } from './scratch-tree.js';
 import type { SandboxChoice } from './leaf-sandbox.js';
-import { runSuite } from './run-suite.js';
-import { isTestFile, testFilePredicate } from './test-files.js';
-import { hasInlineTests, splitTestItems } from './test-items.js';
+import { runSuite, type SuiteOptions } from './run-suite.js';
+import { hasInlineTests, isTestFile, splitTestItems, testFilePredicate } from './test-files.js';
 import { failedTests, readCounts, runCaptured, type SuiteRun, type TestCounts } from './test-report.js';
 
-export interface GroundTruth {
-  ok: boolean;
-  reason: string;
-  counts?: TestCounts;
-  /** What the verdict must say beside an agent's reason: a test file of a language without a canary. */
-  note?: string;
-  /** Not ok: the tests that failed the first run and passed the second (the verdict `flaky`). */
-  flaky?: string[];
-}
-
-export interface GroundTruthOptions {
-  phase: Phase;
-  repo: string;
-  stateDir: string;
-  testCmd: string;
-  tests: StepTests;
-  base?: string;
-  head?: string;
-  env: NodeJS.ProcessEnv;
-  suiteLog?: string;
+/** `note`: what the verdict must add to an agent's reason; `flaky`: tests that failed once and passed once. */
+type GroundTruth = { ok: boolean; reason: string; counts?: TestCounts; note?: string; flaky?: string[] };
+type TruthRun = { phase: Phase; repo: string; testCmd: string; tests: StepTests; env: NodeJS.ProcessEnv };
+type TruthAt = { stateDir: string; base?: string; head?: string; suiteLog?: string; sandbox?: SandboxChoice | null };
+export interface GroundTruthOptions extends TruthRun, TruthAt {
   /** Test globs beside the conventions; in such a file with code too (Rust's `src/*.rs`), only `#[cfg(test)]` items. */
   testFiles?: readonly string[];
   /** Tree hashes whose suite passed in this run: red's set-aside run is skipped when its copy would be one of them. */
   passedTrees?: readonly string[];
-  sandbox?: SandboxChoice | null;
   /** The step's ledger line: a runner's file it names may change, and its phases' verdicts are read by it. */
   step?: string;
 }
@@ -66,15 +47,12 @@ async function checkRed(options: GroundTruthOptions): Promise<GroundTruth> {
   const first = await runCaptured(options, repo);
   if (first.code === 0) return reject('the suite passes with the new tests; a red test must fail');
   const counted = withCounts(readCounts(first.output));
-  const skip = [topLevelName(repo, options.stateDir)].filter((n): n is string => n !== null);
   const fails = 'the suite fails with the new tests and';
   const already = `${fails} passed without them (${files}): the tree before them was run already`;
-  if (ranAlready(options, red, skip)) return { ok: true, reason: already, ...counted };
-  // Its own cargo target: a shared one's fingerprints (relative paths, mtimes) reuse a binary without the new tests.
-  const cargo = (dir: string) => ({ ...options.env, CARGO_TARGET_DIR: join(dirname(dir), 'cargo-target') });
-  const inCopy = (dir: string) => runSuite({ ...options, env: cargo(dir) }, dir);
+  if (ranAlready(options, red)) return { ok: true, reason: already, ...counted };
+  const inCopy = (dir: string, env: NodeJS.ProcessEnv) => runSuite({ ...options, env }, dir);
   const alone = `so the failure is not the new tests' alone`;
-  if ((await withScratchTree(repo, red, skip, inCopy, tests.files)) !== 0)
+  if ((await withStepCopy(options, red, tests.files, 'set aside', inCopy)) !== 0)
     return reject(`the suite still fails with the new test files set aside (${files}), ${alone}`);
   return { ok: true, reason: `${fails} passes without them (${files})`, ...counted };
 }
@@ -135,7 +113,6 @@ function movesSeen(changes: PhaseChanges, stepFiles: readonly string[], testsWha
   return `${moves.join('; ')}: that can make fewer tests run or assert nothing; ${may}`;
 }
 
-// A main run that failed naming tests is run once more: those it then passes are flaky, but the baseline's.
 async function runAgain(options: GroundTruthOptions, failed: SuiteRun): Promise<{ run: SuiteRun; flaky: string[] }> {
   const names = failedTests(failed.output);
   if (names.length === 0) return { run: failed, flaky: [] };
@@ -144,7 +121,6 @@ async function runAgain(options: GroundTruthOptions, failed: SuiteRun): Promise<
   return { run: again, flaky: again.code === 0 ? names.filter((name) => !known.has(name)) : [] };
 }
 
-// The canary's REJECT: the files not run, and what the phase changed outside the tests, the runner's files first.
 function notRunReason(options: GroundTruthOptions, files: readonly string[], changes: PhaseChanges | null): string {
   const them = files.length === 1 ? 'it' : 'them';
   const outside = (changes?.changed ?? []).filter((path) => !changes?.isTest(path));
@@ -159,7 +135,6 @@ function notRunReason(options: GroundTruthOptions, files: readonly string[], cha
   return `${added}, so the test command does not run ${them}; ${why}`;
 }
 
-// Fewer tests ran, or more were skipped, than in the phase before (green's red, refactor's green), both counted.
 function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string | null {
   const phase = options.phase === 'green' ? 'red' : 'green';
   const issue = readEventContext(options.stateDir, options.env).issue;
@@ -172,12 +147,75 @@ function fewerTests(options: GroundTruthOptions, now: TestCounts | null): string
 }
 
 // The red commit changes only the step's tests (and the state folder), and its parent's tree passed already.
-function ranAlready({ repo, tests, passedTrees: passed = [] }: GroundTruthOptions, red: string, skip: string[]) {
+function ranAlready({ repo, tests, stateDir, passedTrees: passed = [] }: GroundTruthOptions, red: string) {
   if (passed.length === 0) return false;
+  const skip = [topLevelName(repo, stateDir)].filter((n): n is string => n !== null);
   const outside = (path: string) => !skip.some((name) => path === name || path.startsWith(`${name}/`));
   const changed = gitOrNull(repo, ['diff', '--no-renames', '--name-only', '-z', `${red}^`, red]);
   if (changed === null || splitNul(changed).some((path) => outside(path) && !tests.files.includes(path))) return false;
   const exclude = skip.map((name) => `:(exclude,literal)${name}`);
   const same = (tree: string) => ['diff', '--quiet', '--no-renames', tree, `${red}^`, '--', '.', ...exclude];
   return passed.some((tree) => runGitSync(same(tree), { cwd: repo, allowFailure: true }).code === 0);
+}
+
+// Flaky tests: passing once and failing once on one tree, run again in the same order (docs/decisions/flaky-order.md).
+export const UNNAMED = "(unnamed: the runner's output names no failed test)";
+const ONCE = 'passed once and failed once on the same tree';
+
+export function flakyReason(tests: readonly string[]): string {
+  return `ground truth: flaky: ${tests.join(', ')} ${ONCE}; a flaky test is never ticked`;
+}
+
+function rerun(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
+  return runCaptured({ ...options, purpose: 'rerun' }, cwd);
+}
+
+// Green's second run: the step's test files alone in a copy, or the whole suite when that run names no failed test.
+export async function rerunStep(options: GroundTruthOptions, files: readonly string[], head: string) {
+  if (files.length > 0 && !notAlone.has(options.testCmd)) {
+    const alone = await withStepCopy(options, head, files, 'alone', (dir, env) => rerun({ ...options, env }, dir));
+    if (alone.code === 0 || failedTests(alone.output).some((name) => !name.startsWith('/'))) return alone;
+    notAlone.add(options.testCmd);
+  }
+  return rerun(options, options.repo);
+}
+
+export function namedFailures(run: SuiteRun): string[] {
+  const names = failedTests(run.output);
+  return names.length === 0 ? [UNNAMED] : names;
+}
+
+export function knownFlaky(stateDir: string, issue: number | null): Set<string> {
+  const known = new Set<string>();
+  for (const line of (readFileIfExists(statePaths(stateDir).events) ?? '').split('\n')) {
+    const e = line.includes('"flaky"') ? orElse(() => JSON.parse(line) as Record<string, unknown>, null) : null;
+    const ours = e?.event === 'verdict' && e.phase === 'baseline' && e.issue === issue;
+    if (ours && e.verdict === 'flaky' && typeof e.test === 'string') known.add(e.test);
+  }
+  return known;
+}
+
+export function recordFlaky(
+  stateDir: string,
+  context: EventContext,
+  phase: Phase | 'baseline',
+  tests: readonly string[],
+  fields: { commit?: string } = {},
+): void {
+  for (const test of tests) {
+    const verdict = { phase, verdict: 'flaky' as const, reason: `${test} ${ONCE}`, code: 1, test, ...fields };
+    appendEvent(statePaths(stateDir).events, createEvent('verdict', verdict, context));
+  }
+}
+
+// A test failing in one of the two baseline runs only is flaky, recorded; the baseline passes when one run did.
+export async function runBaselineTwice(options: SuiteOptions & { stateDir: string }, cwd: string) {
+  const first = await runCaptured({ ...options, phase: 'baseline' }, cwd);
+  const second = await rerun({ ...options, phase: 'baseline' }, cwd);
+  const failedOnce = (a: SuiteRun, b: SuiteRun) =>
+    a.code === 0 ? [] : namedFailures(a).filter((t) => b.code === 0 || !failedTests(b.output).includes(t));
+  const flaky = [...new Set([...failedOnce(first, second), ...failedOnce(second, first)])];
+  recordFlaky(options.stateDir, readEventContext(options.stateDir, options.env), 'baseline', flaky);
+  const passed = first.code === 0 || second.code === 0;
+  return { run: passed ? { ...first, code: 0 } : first, flaky };
 }

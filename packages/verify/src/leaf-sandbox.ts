@@ -5,8 +5,6 @@ import { sandboxFlag } from './cli-args.js';
 import { scratchReads } from './scratch-tree.js';
 
 export type SandboxSetting = 'on' | 'off';
-
-/** What a command that starts leaves knows once it decided: bwrap's path, or null when sandboxing is off. */
 export type SandboxChoice = { bwrap: string | null; testNetwork: boolean };
 
 /** `flag` wins, else LEAP_SANDBOX (`writer` and `reader` mean on: the command knows each leaf's role), else on. */
@@ -24,26 +22,15 @@ export function chooseSandbox(setting: SandboxSetting, env: NodeJS.ProcessEnv, t
   return { bwrap: setting === 'off' ? null : checkSandbox(env), testNetwork };
 }
 
-export function agentSandbox(
-  agent: AgentPlugin,
-  role: SandboxRole,
-  tree: string,
-  env: NodeJS.ProcessEnv,
-  stateDir?: string,
-): SandboxSpec {
-  const needs = agent.sandbox?.(env) ?? {};
-  const spec: SandboxSpec = {
-    role,
-    tree,
-    network: needs.network ?? true,
-    agentPaths: [...(needs.agentPaths ?? [])],
-    passEnv: [...(needs.passEnv ?? [])],
-    read: [...(needs.read ?? [])],
-    write: [...(needs.write ?? [])],
-  };
+export function agentSandbox(agent: AgentPlugin, role: SandboxRole, tree: string, env: Env, stateDir?: string) {
+  const { network = true, agentPaths = [], passEnv = [], read = [], write = [] } = agent.sandbox?.(env) ?? {};
+  const copies = { agentPaths: [...agentPaths], passEnv: [...passEnv], read: [...read], write: [...write] };
+  const spec: SandboxSpec = { role, tree, network, ...copies };
   if (stateDir !== undefined) spec.hide = [stateDir];
   return spec;
 }
+
+type Env = NodeJS.ProcessEnv;
 
 /** A suite run or a proof: the user's whole environment; in a scratch tree, ~/.cache is a throwaway layer. */
 export function suiteSandbox(tree: string, stateDir: string | undefined, network: boolean): SandboxSpec {

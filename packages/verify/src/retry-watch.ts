@@ -1,18 +1,14 @@
 // The retry watch of an agent leaf: a CLI stuck retrying an unreachable or refusing service is ended, not waited on.
-import { readFileSync, statSync } from 'node:fs';
-import { type AgentPlugin, type AgentRetry, readTail, orElse } from '@leap/core';
+import { statSync } from 'node:fs';
+import { type AgentPlugin, type AgentRetry, orElse, readProcStat, readTail } from '@leap/core';
 import { readPidFile } from '@leap/supervise';
 
 const RETRY_MIN_ATTEMPTS = 3;
 const RETRY_POLL_MS = 250;
 const TAIL_BYTES = 256 * 1024;
-
 type Files = Record<'out' | 'err' | 'pid', string>;
-
-export interface RetryWatch {
-  stop(): void;
-  ended: { attempts: number; message: string; seconds: number; final: boolean } | null;
-}
+type Ended = { attempts: number; message: string; seconds: number; final: boolean };
+export type RetryWatch = { stop(): void; ended: Ended | null };
 
 // The abort has the supervisor end the leaf's tree with its own kill sequence, recording `killed-stuck`.
 export function watchRetries(agent: AgentPlugin, files: Files, limitMs: number, abort: AbortController): RetryWatch {
@@ -35,8 +31,7 @@ export function watchRetries(agent: AgentPlugin, files: Files, limitMs: number, 
     if (seen !== sizes) {
       sizes = seen;
       const next = agent.retrying?.(readTail(files.out, TAIL_BYTES), readTail(files.err, TAIL_BYTES)) ?? null;
-      if (next === null) retry = null;
-      else if (retry === null) since = now;
+      if (next !== null && retry === null) since = now;
       retry = next;
     }
     // A final refusal (a failed login) ends the leaf at once; a passing fault only after enough tries and time.
@@ -51,9 +46,5 @@ export function watchRetries(agent: AgentPlugin, files: Files, limitMs: number, 
   return watch;
 }
 
-function isChildOfThisProcess(pid: number): boolean {
-  const stat = orElse(() => readFileSync(`/proc/${pid}/stat`, 'latin1'), '');
-  return stat !== '' && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
-}
-
+const isChildOfThisProcess = (pid: number) => Number(readProcStat(pid)?.[1]) === process.pid;
 const sizeOf = (file: string): number => orElse(() => statSync(file).size, -1);

@@ -5,17 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AgentAnswer, AgentDry, AgentInvocation, AgentOptions, AgentPlugin, AgentUsage } from '@leap/core';
 import { LeapError, appendEvent, checkLeafName, createEvent, findExecutable, readEventContextAnyway } from '@leap/core';
-import { readFileIfExists, statePaths } from '@leap/core';
+import { orElse, readFileIfExists, statePaths } from '@leap/core';
 import { prepareSandbox, supervise, type SandboxSpec, type SuperviseResult } from '@leap/supervise';
 import { type RetryWatch, watchRetries } from './retry-watch.js';
 import { lastWords } from './test-report.js';
 
-export interface AgentLeafOptions {
-  name: string;
-  agent: AgentPlugin;
-  prompt: string;
-  options: AgentOptions;
-  stateDir: string;
+type LeafInput = { name: string; agent: AgentPlugin; prompt: string; options: AgentOptions; stateDir: string };
+export interface AgentLeafOptions extends LeafInput {
   env: NodeJS.ProcessEnv;
   preflight?: boolean;
   /** How long a CLI may retry an unreachable, rate-limited or overloaded service before the leaf ends; 0 never. */
@@ -25,21 +21,11 @@ export interface AgentLeafOptions {
 
 /** `missing`: not installed; `failed`: by itself or unsupervisable; `killed`: by its supervisor; `answer`: unread. */
 export type AgentFailureKind = 'missing' | 'failed' | 'killed' | 'answer';
-
-export interface AgentLeafResult {
-  name: string;
-  /** The supervisor's exit code: the agent's own, or 2 when it was killed, 126/127 when it could not start. */
-  code: number;
-  status: string;
-  stdout: string;
-  stderr: string;
-  answer: AgentAnswer | null;
-  failure: string | null;
-  failureKind: AgentFailureKind | null;
-  /** A `failed` leaf whose vendor ran dry (quota, rate limit, overload), as its plugin reads the output; else null. */
-  dry: AgentDry | null;
-  usage: AgentUsage | null;
-}
+type LeafAnswer = { answer: AgentAnswer | null; failure: string | null; failureKind: AgentFailureKind | null };
+type LeafEnd = LeafAnswer & { dry: AgentDry | null };
+/** `code`: the supervisor's, the agent's own, or 2 when it was killed, 126/127 when it could not start. */
+type LeafRan = { name: string; code: number; status: string; stdout: string; stderr: string; usage: AgentUsage | null };
+export type AgentLeafResult = LeafRan & LeafEnd;
 
 const DRY_WORDS: Record<AgentDry['kind'], string> = {
   quota: 'its quota is spent',
@@ -55,30 +41,29 @@ export async function runAgentLeaf(leaf: AgentLeafOptions): Promise<AgentLeafRes
   const name = checkLeafName(leaf.name);
   const { agent } = leaf;
   const options = leaf.sandbox == null ? leaf.options : { ...leaf.options, sandboxed: true };
+  const refuse = (error: unknown, what: string) => {
+    if (!(error instanceof LeapError)) throw error;
+    return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} ${what}: ${error.message}`);
+  };
   let invocation: AgentInvocation;
   try {
     invocation = agent.buildInvocation(leaf.prompt, options);
   } catch (error) {
-    if (!(error instanceof LeapError)) throw error;
-    return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} cannot take this prompt: ${error.message}`);
+    return refuse(error, 'cannot take this prompt');
   }
   if (leaf.preflight !== false) {
     const ready = await checkAgentReady(agent, leaf.options, leaf.env, undefined, leaf.sandbox ?? null);
     if (!ready.ready) return refusedLeaf(name, ready.code, ready.failureKind, ready.failure);
   }
-  let supervised: Pick<LeafRun, 'run' | 'ended'>;
+  let supervised: LeafRun;
   try {
     supervised = await superviseLeaf(leaf, name, invocation);
   } catch (error) {
-    if (!(error instanceof LeapError)) throw error;
-    return refusedLeaf(name, error.exitCode, 'failed', `${agent.name} could not be supervised: ${error.message}`);
+    return refuse(error, 'could not be supervised');
   }
-  const paths = statePaths(leaf.stateDir);
-  const stdout = readFileIfExists(paths.out(name)) ?? '';
-  const stderr = readFileIfExists(paths.err(name)) ?? '';
-  const { code, status } = supervised.run;
-  const end = readEnd(agent, invocation, { ...supervised, stdout, stderr });
-  const result: AgentLeafResult = { name, code, status, stdout, stderr, ...end, usage: null };
+  const { run, stdout, stderr } = supervised;
+  const end = readEnd(agent, invocation, supervised);
+  const result: AgentLeafResult = { name, code: run.code, status: run.status, stdout, stderr, ...end, usage: null };
   result.usage = recordUsage(leaf, name, invocation, result);
   return result;
 }
@@ -96,19 +81,19 @@ async function superviseLeaf(leaf: AgentLeafOptions, name: string, invocation: A
   const abort = new AbortController();
   const files = { out: paths.out(name), err: paths.err(name), pid: paths.pid(name) };
   const watch = watchRetries(leaf.agent, files, leaf.retryLimitMs ?? DEFAULT_RETRY_LIMIT_MS, abort);
+  let run: SuperviseResult;
   try {
     const launch = { name, command: invocation.command, args: invocation.args, env, cwd: leaf.options.cwd };
     const io = { input: invocation.stdin ?? '', stdoutFile: files.out, stderrFile: files.err };
-    const run = await supervise({ ...launch, handleSignals: true, io, abort: abort.signal, sandbox });
-    return { run, ended: watch.ended };
+    run = await supervise({ ...launch, handleSignals: true, io, abort: abort.signal, sandbox });
   } finally {
     watch.stop();
   }
+  const read = (file: string) => readFileIfExists(file) ?? '';
+  return { run, ended: watch.ended, stdout: read(files.out), stderr: read(files.err) };
 }
 
 type LeafRun = { run: SuperviseResult; ended: RetryWatch['ended']; stdout: string; stderr: string };
-
-type LeafEnd = Pick<AgentLeafResult, 'answer' | 'failure' | 'failureKind' | 'dry'>;
 
 function retryFailure(agent: string, ended: NonNullable<RetryWatch['ended']>, dry: AgentDry | null): string {
   const { attempts, message, seconds, final } = ended;
@@ -158,7 +143,6 @@ function definedOnly(env: Record<string, string | undefined> = {}): Record<strin
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined)) as Record<string, string>;
 }
 
-/** Whether an agent's CLI can run at all, by its own cheap check (`codex login status`); ready when it has none. */
 export type AgentReadiness =
   | { ready: true }
   | { ready: false; code: number; failureKind: 'missing' | 'failed'; failure: string };
@@ -236,19 +220,13 @@ function runCheck(check: AgentInvocation, env: Env, cwd: string, timeoutMs: numb
   return new Promise((resolve) => {
     const stdin = check.stdin === undefined ? 'ignore' : 'pipe';
     const child = spawn(check.command, check.args, { env, cwd, stdio: [stdin, 'pipe', 'pipe'], detached: true });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    const [out, err]: [Buffer[], Buffer[]] = [[], []];
     child.stdout?.on('data', (b: Buffer) => out.push(b));
     child.stderr?.on('data', (b: Buffer) => err.push(b));
     child.stdin?.on('error', () => {});
     child.stdin?.end(check.stdin);
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }, timeoutMs);
+    const kill = () => orElse(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), false);
+    const timer = setTimeout(kill, timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       resolve({ code: null, stdout: '', stderr: '', startError: error.code ?? error.message });

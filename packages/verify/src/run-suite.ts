@@ -8,21 +8,16 @@ import { processIdentity, readDurationVar, readEventContext, readTail, readTimeL
 import { runGitSync, statePaths, writeFd } from '@leap/core';
 import { DEFAULT_KILL_AFTER_MS, armLifeline, formatPidRecord, newRunId, prepareSandbox } from '@leap/supervise';
 import { runLeaf, spawnLeaf, type PreparedSandbox } from '@leap/supervise';
-import type { GroundTruthOptions } from './ground-truth.js';
+import type { GroundTruthOptions as Truth } from './ground-truth.js';
 import { suiteSandbox } from './leaf-sandbox.js';
-import type { Phase } from './phase.js';
+import type { Phase } from './verify-prompt.js';
 import { topLevelName } from './scratch-tree.js';
 import { lastWords } from './test-report.js';
 
-export type SuiteOptions = Pick<GroundTruthOptions, 'testCmd' | 'env' | 'suiteLog'> &
-  Partial<Pick<GroundTruthOptions, 'stateDir' | 'sandbox'>> & {
-    phase?: Phase | 'baseline';
-    purpose?: 'canary' | 'rerun';
-  };
-
+type Suite = Pick<Truth, 'testCmd' | 'env' | 'suiteLog'> & Partial<Pick<Truth, 'stateDir' | 'sandbox'>>;
+export type SuiteOptions = Suite & { phase?: Phase | 'baseline'; purpose?: 'canary' | 'rerun' };
 export type SuiteLimit = 'timeout' | 'idle';
 
-/** A suite run that a limit ended (its whole process tree is gone): the command, the limit, its last output line. */
 export class SuiteLimitError extends LeapError {
   constructor(
     readonly command: string,
@@ -59,13 +54,13 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   const line = `leap-verify: ground truth: running VERI_TEST_CMD in ${cwd}\n`;
   if (out === 2) writeFd(2, line);
   else writeSync(out, line);
-  const from = fileSize(out);
+  const stat = orElse(() => fstatSync(out), null);
+  const from = stat?.isFile() ? stat.size : null; // where the suite's output starts; a pipe cannot be read back
   const tree = options.stateDir === undefined ? null : workTreeHash(cwd, options.stateDir);
   const started = Date.now();
   // Every process of the suite carries the marker, so one that leaves its session is found and ended too.
   const marker = `LEAP_LEAF_${newRunId()}`;
   const env = { ...options.env, [marker]: '1' };
-  // Sandboxed: a writer of the tree, the user's environment; an agent's test cannot reach home, .git or state folder.
   let sandbox: PreparedSandbox | null = null;
   let ended: { code: number; limit: SuiteLimit | null };
   try {
@@ -96,14 +91,8 @@ export async function runSuite(options: SuiteOptions, cwd: string): Promise<numb
   throw new SuiteLimitError(options.testCmd, limit, ms, source, lastLine);
 }
 
-type Follow = Pick<PreparedSandbox, 'command' | 'args' | 'env'> & {
-  cwd: string;
-  out: number;
-  marker: string;
-  limits: ReturnType<typeof suiteLimits>;
-  sandboxed: boolean;
-  stateDir: string | undefined;
-};
+type Run = Pick<PreparedSandbox, 'command' | 'args' | 'env'> & { cwd: string; out: number; marker: string };
+type Follow = Run & { limits: ReturnType<typeof suiteLimits>; sandboxed: boolean; stateDir: string | undefined };
 
 // A pid file names us the suite's supervisor: if we die, the lifeline ends it as a leaf's (leap-stop orphans).
 async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit | null }> {
@@ -140,12 +129,6 @@ async function followSuite(f: Follow): Promise<{ code: number; limit: SuiteLimit
   }
 }
 
-// The size of `fd` when it is a regular file (where the suite's output starts), else null: a pipe cannot be read back.
-function fileSize(fd: number): number | null {
-  const stat = orElse(() => fstatSync(fd), null);
-  return stat?.isFile() ? stat.size : null;
-}
-
 /** Through a copy of the index (its stat data spares hashing), never the repository's own; null: git cannot say. */
 export function workTreeHash(cwd: string, stateDir: string): string | null {
   const scratch = mkdtempSync(join(tmpdir(), 'leap-suite-index-'));
@@ -154,13 +137,13 @@ export function workTreeHash(cwd: string, stateDir: string): string | null {
     const own = runGitSync(['rev-parse', '--path-format=absolute', '--git-path', 'index'], { cwd, allowFailure: true });
     if (own.code !== 0) return null;
     if (existsSync(own.stdout.trim())) copyFileSync(own.stdout.trim(), index);
-    const extraEnv = { GIT_INDEX_FILE: index };
-    if (runGitSync(['add', '-A', '--', '.'], { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
+    const git = (args: string[]) => runGitSync(args, { cwd, extraEnv: { GIT_INDEX_FILE: index }, allowFailure: true });
+    if (git(['add', '-A', '--', '.']).code !== 0) return null;
     // The state folder is taken out after: a pathspec naming an ignored folder makes `git add` fail.
     const state = topLevelName(cwd, stateDir);
     const untrack = ['rm', '-r', '--cached', '--quiet', '--ignore-unmatch', '--', state ?? ''];
-    if (state !== null && runGitSync(untrack, { cwd, extraEnv, allowFailure: true }).code !== 0) return null;
-    const written = runGitSync(['write-tree'], { cwd, extraEnv, allowFailure: true });
+    if (state !== null && git(untrack).code !== 0) return null;
+    const written = git(['write-tree']);
     return written.code === 0 ? written.stdout.trim() : null;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -70,7 +70,6 @@ function makeCopyRepository(repo: string, dir: string, commit: string): { gitDir
   return { gitDir, objects };
 }
 
-// `repo/.git` when it holds its own objects (no linked worktree) and no GIT_* points elsewhere; null: ask git.
 function ownGitDir(repo: string): string | null {
   if (['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY'].some((name) => process.env[name] !== undefined))
     return null;
@@ -91,8 +90,6 @@ function isUnsharedCache(name: string): boolean {
 }
 
 const scratches = new Map<string, ScratchReads>();
-
-/** The user's places a scratch tree's links and objects lead to, and its dependency folders' layers over theirs. */
 export type ScratchReads = Required<Pick<SandboxSpec, 'read' | 'layers'>>;
 
 export function scratchReads(dir: string): ScratchReads | undefined {
@@ -125,7 +122,6 @@ function linkIgnoredEntries(repo: string, dir: string, skip: readonly string[], 
   return reads;
 }
 
-/** `dir` as a folder of links to each entry of `target` but the caches tools write there (for a run unsandboxed). */
 function linkEntries(target: string, dir: string): void {
   mkdirSync(dir);
   for (const entry of layerEntries(target, hostView)) {

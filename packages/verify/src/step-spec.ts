@@ -24,18 +24,13 @@ export function criterionBlock(body: string, k: number, source: string): string 
   return block.join('\n');
 }
 
-/** Every criterion of the body, as written (the spec of a step that links to none). */
 export function allCriteria(body: string, source: string): string {
-  const criteria = readCriteria(body, source);
-  return criteria.map((c) => criterionBlock(body, c.index, source)).join('\n');
+  return readCriteria(body, source)
+    .map((c) => criterionBlock(body, c.index, source))
+    .join('\n');
 }
 
-export interface StepSpecOptions {
-  tracker: TrackerPlugin;
-  issue: number | null;
-  criterion: number | null;
-  specFile?: string;
-}
+type StepSpecOptions = { tracker: TrackerPlugin; issue: number | null; criterion: number | null; specFile?: string };
 
 /** `--spec FILE`, else criterion K of the issue, else all its criteria, else (no criteria section) its body. */
 export async function readStepSpec(options: StepSpecOptions): Promise<string> {

@@ -1,29 +1,18 @@
 // Which test files belong to the step being verified.
-import { UsageError } from '@leap/core';
-import { gitStdout, splitNul } from './git.js';
-import type { Phase } from './phase.js';
-import { findRedVerdict } from './red-verdict.js';
+import { UsageError, orElse, readFileIfExists, splitNul } from '@leap/core';
+import { gitStdout } from './git.js';
 import { matchGlobs, testFilePredicate } from './test-files.js';
+import type { TestCounts } from './test-report.js';
+import type { Phase } from './verify-prompt.js';
 
-export interface StepTests {
-  files: string[];
-  /** `tests-option`: --tests; `red-commit`: changed by HEAD; `red-verdict`: the red verdict's; `conventions`: all. */
-  source: 'tests-option' | 'red-commit' | 'red-verdict' | 'conventions';
-  redCommit: string | null;
-}
-
-export interface StepTestsOptions {
-  phase: Phase;
-  repo: string;
-  step: string;
-  issue: number | null;
-  eventsFile: string;
-  globs?: readonly string[];
-  testFiles?: readonly string[];
-}
+/** `tests-option`: --tests; `red-commit`: changed by HEAD; `red-verdict`: the red verdict's; `conventions`: all. */
+type Source = 'tests-option' | 'red-commit' | 'red-verdict' | 'conventions';
+export type StepTests = { files: string[]; source: Source; redCommit: string | null };
+type StepTestsOptions = { phase: Phase; repo: string; step: string; issue: number | null; eventsFile: string };
 
 /** `--tests` first; red: test files HEAD added or changed; else the red verdict's tests; else every test file. */
-export function findStepTests(options: StepTestsOptions): StepTests {
+type Globs = Partial<Record<'globs' | 'testFiles', readonly string[]>>;
+export function findStepTests(options: StepTestsOptions & Globs): StepTests {
   const { phase, repo } = options;
   const isTest = testFilePredicate(options.testFiles);
   if (options.globs !== undefined && options.globs.length > 0) {
@@ -45,4 +34,18 @@ export function findStepTests(options: StepTestsOptions): StepTests {
 
 export function listFiles(repo: string): string[] {
   return [...new Set(splitNul(gitStdout(repo, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'])))];
+}
+
+/** The last PASS of `phase` for `step` that recorded its commit and tests, read without the schema (a hot path). */
+export function findRedVerdict(eventsFile: string, step: string, issue: number | null, phase = 'red') {
+  for (const line of (readFileIfExists(eventsFile) ?? '').split('\n').reverse()) {
+    if (!line.includes('"verdict"') || !line.includes(`"${phase}"`)) continue;
+    const e = orElse(() => JSON.parse(line) as Record<string, unknown>, null);
+    if (e?.event !== 'verdict' || e.phase !== phase || e.verdict !== 'PASS' || e.step !== step) continue;
+    if (issue !== null && typeof e.issue === 'number' && e.issue !== issue) continue;
+    if (typeof e.commit !== 'string' || !Array.isArray(e.tests) || !e.tests.every((t) => typeof t === 'string'))
+      continue;
+    return { commit: e.commit, tests: e.tests as string[], counts: (e.counts as TestCounts | undefined) ?? null };
+  }
+  return null;
 }

@@ -7,7 +7,6 @@ import { TEST_FILE_CONVENTIONS_SOURCE } from './test-file-conventions.generated.
 const JS = '{js,mjs,cjs,jsx,ts,mts,cts,tsx}';
 const JVM = '{java,kt,kts,groovy,scala}';
 const C = '{c,cc,cpp,cxx}';
-
 const row = (language: string, runners: string, globs: string) => ({ language, runners, globs: globs.split(' ') });
 
 export const TEST_FILE_CONVENTIONS: readonly ReturnType<typeof row>[] = [
@@ -44,7 +43,6 @@ export const TEST_FILE_CONVENTIONS: readonly ReturnType<typeof row>[] = [
 
 // dot: `*` reaches dot names; posix: `[!a]` negates; strictBrackets: an unbalanced `[`, `{` or `(` is an error.
 const OPTIONS: picomatchType.PicomatchOptions = { dot: true, posix: true, strictBrackets: true };
-
 let loaded: typeof picomatchType | null = null;
 let conventions: RegExp | null = null;
 
@@ -88,14 +86,99 @@ function globMatcher(globs: readonly string[]): (path: string) => boolean {
   return (path) => (wanted === null || wanted.test(path)) && (unwanted === null || !unwanted.test(path));
 }
 
-// One RegExp for many globs: each compiled glob is anchored (`^(?:...)$`), so their alternation is exact.
 function anyOf(globs: readonly string[]): RegExp {
   return new RegExp(globs.map((glob) => globToRegExp(glob).source).join('|'));
 }
 
-/** A test file by the conventions or `globs` (`--tests`, `testFiles`: `src/**\/*.rs` for Rust; `!GLOB` excludes). */
 export function testFilePredicate(globs: readonly string[] | undefined): (path: string) => boolean {
   if (globs === undefined || globs.length === 0) return isTestFile;
   const matches = globMatcher(globs);
   return (path) => isTestFile(path) || matches(path);
+}
+
+// A globbed Rust file's tests are its `#[cfg(test)]` items: green and refactor change only the code, red only them.
+export function hasInlineTests(path: string, conventional: boolean): boolean {
+  return !conventional && path.endsWith('.rs');
+}
+
+export function splitTestItems(text: string): { tests: string; code: string } {
+  const items = rustTestItems(text);
+  const tests = items.map(([start, end]) => text.slice(start, end));
+  const gaps = [0, ...items.map(([, end]) => end)].map((from, k) => text.slice(from, items[k]?.[0] ?? text.length));
+  const code = gaps.map((gap) => gap.trim()).filter((gap) => gap !== '');
+  return { tests: tests.join('\n'), code: code.join('\n') };
+}
+
+const CFG_TEST = /#\s*\[\s*cfg\s*\(\s*test\s*\)\s*\]/y;
+
+export function rustTestItems(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  let end = 0;
+  for (const i of codeAt(text, 0)) {
+    CFG_TEST.lastIndex = i;
+    if (i < end || text[i] !== '#' || !CFG_TEST.test(text)) continue;
+    end = itemEnd(text, CFG_TEST.lastIndex);
+    found.push([i, end]);
+  }
+  return found;
+}
+
+function* codeAt(text: string, from: number): Generator<number> {
+  for (let i = from; i < text.length; ) {
+    const skipped = skipTrivia(text, i);
+    if (skipped === i) yield i++;
+    else i = skipped;
+  }
+}
+
+// The end of the item starting at `from` (after its attribute): the `;` before any `{`, or the `}` closing the first.
+function itemEnd(text: string, from: number): number {
+  let depth = 0;
+  for (const i of codeAt(text, from)) {
+    const c = text[i] as string;
+    if ('{(['.includes(c)) depth++;
+    else if ('})]'.includes(c)) {
+      if (--depth === 0 && c === '}') return i + 1;
+    } else if (c === ';' && depth === 0) return i + 1;
+  }
+  return text.length;
+}
+
+function skipTrivia(text: string, i: number): number {
+  const c = text[i];
+  const next = text[i + 1];
+  if (c === '/' && next === '/') {
+    const end = text.indexOf('\n', i);
+    return end === -1 ? text.length : end + 1;
+  }
+  if (c === '/' && next === '*') {
+    let depth = 1;
+    let j = i + 2;
+    for (; j < text.length && depth > 0; j++) {
+      const pair = text.slice(j, j + 2);
+      if (pair === '/*' || pair === '*/') {
+        depth += pair === '/*' ? 1 : -1;
+        j++;
+      }
+    }
+    return j;
+  }
+  // A raw string: r"...", r#"..."#, br##"..."## (not an identifier ending in r).
+  const raw = /^b?r(#*)"/.exec(text.slice(i, i + 260));
+  if (raw !== null && !/[\w]/.test(text[i - 1] ?? '')) {
+    const close = `"${raw[1] as string}`;
+    const end = text.indexOf(close, i + raw[0].length);
+    return end === -1 ? text.length : end + close.length;
+  }
+  if (c === '"') {
+    let j = i + 1;
+    while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+    return j + 1;
+  }
+  // A char literal ('x', '\n', '\u{1F600}'), never a lifetime ('a).
+  if (c === "'") {
+    const char = /^'(?:\\(?:u\{[0-9a-fA-F]{1,6}\}|x[0-9a-fA-F]{2}|.)|[^\\'\n])'/su.exec(text.slice(i, i + 16));
+    if (char !== null) return i + char[0].length;
+  }
+  return i;
 }

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { writeFd } from '@leap/core';
-import { runSuite } from './run-suite.js';
+import { runSuite, type SuiteOptions } from './run-suite.js';
 
 /** Tests that ran (passed, failed) and skipped (skip, todo, pending, ignored, xfail, deselected, filtered out). */
 export type TestCounts = { ran: number; skipped: number };
 
-// Words of a "3 passed, 1 skipped" list, summed by kind.
 function words(text: string, ran: RegExp, skipped: RegExp): TestCounts {
   const tally = { ran: 0, skipped: 0 };
   for (const [, count, word] of text.matchAll(/(\d+) ([a-z]+)/gi)) {
@@ -20,10 +19,8 @@ function words(text: string, ran: RegExp, skipped: RegExp): TestCounts {
 }
 
 const n = (m: RegExpExecArray, i: number) => Number(m[i] ?? 0);
-
 type Summary = { runners: string; line: RegExp; read: (m: RegExpExecArray) => TestCounts };
 
-// A summary whose first group lists "N word": words matching `ran` count as run, `skip` as skipped.
 function listed(runners: string, line: RegExp, ran: RegExp, skip: RegExp): Summary {
   return { runners, line, read: (m) => words(m[1] as string, ran, skip) };
 }
@@ -37,7 +34,6 @@ const PYTEST_WORD = '(?:passed|failed|skipped|deselected|xfailed|xpassed|errors?
 const PYTEST = new RegExp(`^(?:=+ )?((?:\\d+ ${PYTEST_WORD}(?:, )?)+) in [\\d.]+s`, 'gm');
 const UNITTEST = /^Ran (\d+) tests? in [\d.]+s\n\n(?:OK|FAILED)(?: \((.*)\))?$/gm;
 
-/** The summary lines ground truth reads, by runner; each match adds its tally (cargo prints one a test binary). */
 const SUMMARIES: readonly Summary[] = [
   listed('vitest', /^\s*Tests\s+(.+?)\s+\(\d+\)$/gm, PASSED, /^(skipped|todo)$/),
   listed('jest', /^Tests:\s+(.+), \d+ total$/gm, PASSED, /^(skipped|todo|pending)$/),
@@ -64,7 +60,6 @@ function unittest(total: number, detail = ''): TestCounts {
 // node:test (tap and spec) and TAP's `# pass N` block (mocha's tap reporter, tap, ava --tap).
 const TAP_BLOCK = /^(?:#|ℹ) tests (\d+)\n(?:(?:#|ℹ) \w+ [\d.]+\n?)*/gm;
 
-/** The counts the output reports, summed over every summary in it (a command running two runners); null when none. */
 export function readCounts(output: string): TestCounts | null {
   const text = plain(output);
   const tallies: TestCounts[] = [];
@@ -100,7 +95,6 @@ const FAILED = [
   /^\s*--- FAIL: (\S+)/gm,
 ];
 
-/** The names of the failed tests the output shows, once each, in order; empty when it names none. */
 export function failedTests(output: string): string[] {
   const text = plain(output);
   const found: { at: number; name: string }[] = [];
@@ -113,7 +107,6 @@ export function failedTests(output: string): string[] {
   return notFiles.length > 0 ? notFiles : tests;
 }
 
-/** The last line of `text` that says something, colours out, at most `max` characters (cut with an ellipsis). */
 export function lastWords(text: string, max: number): string | null {
   const lines = stripVTControlCharacters(text).split(/[\r\n]+/);
   const line = lines.map((l) => l.trim()).findLast((l) => l !== '');
@@ -121,13 +114,11 @@ export function lastWords(text: string, max: number): string | null {
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-// Colours and carriage returns out, so a summary reads the same on a terminal's output as in a log.
 const plain = (output: string) => stripVTControlCharacters(output).replace(/\r\n?/g, '\n');
-
 export type SuiteRun = { code: number; output: string };
 
 /** Output to a file of its own (runs made at once never mix), then to `suiteLog` or our stderr. */
-export async function runCaptured(options: Parameters<typeof runSuite>[0], cwd: string): Promise<SuiteRun> {
+export async function runCaptured(options: SuiteOptions, cwd: string): Promise<SuiteRun> {
   const dir = mkdtempSync(join(tmpdir(), 'leap-suite-out-'));
   try {
     const log = join(dir, 'suite.log');

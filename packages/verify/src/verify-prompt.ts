@@ -1,20 +1,17 @@
 // The blind verifier's prompt: no input below can carry a developer's prose (shas are checked hex). Add no input.
-import { UsageError, showValue } from '@leap/core';
-import type { Phase } from './phase.js';
+import { UsageError, checkOneOf, showValue } from '@leap/core';
 
-export type PromptTestFile = { path: string; content: string | null };
-
-export interface VerifyPromptInput {
-  phase: Phase;
-  stepTitle: string;
-  spec: string;
-  tests: readonly PromptTestFile[];
-  repoPath: string;
-  baseCommit?: string | null;
+const PHASES = ['red', 'green', 'refactor'] as const;
+export type Phase = (typeof PHASES)[number];
+export const checkPhase = (value: string | undefined): Phase => checkOneOf('PHASE', value ?? '(missing)', PHASES);
+export type BoundedDiff = { text: string; cut: { shown: number; total: number } | null };
+type PromptInput = { phase: Phase; stepTitle: string; spec: string; repoPath: string; baseCommit?: string | null };
+export interface VerifyPromptInput extends PromptInput {
+  tests: readonly { path: string; content: string | null }[];
   /** Refactor only: `git diff BASE`, as a read-only verifier has no shell; bounded (`cut` says so). */
-  baseDiff?: { text: string; cut: { shown: number; total: number } | null } | null;
+  baseDiff?: BoundedDiff | null;
   /** Red only: the red commit's diff of the step's tests, bounded; shown with their paths, not their whole text. */
-  redDiff?: { commit: string; text: string; cut: { shown: number; total: number } | null } | null;
+  redDiff?: (BoundedDiff & { commit: string }) | null;
 }
 
 const SHA = /^[0-9a-f]{7,64}$/;
@@ -37,7 +34,6 @@ REJECT when behaviour changed or untested behaviour was added.`,
 
 export const VERDICT_ANSWER_FORMAT = '{"verdict": "PASS" | "REJECT" | "BLOCKED", "reason": "<one or two sentences>"}';
 
-/** The honest way out, offered in one sentence (CONTRACT section 9): the run stops the step and asks the user. */
 export const BLOCKED_SENTENCE =
   'If the step cannot be done as written (the test cannot pass without breaking a criterion of the spec, ' +
   'or the spec contradicts itself), answer BLOCKED with the reason: the run stops and asks the user.';
@@ -62,12 +58,12 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
   if (red !== null && !SHA.test(red.commit))
     throw new UsageError(`Expected the red commit as a hexadecimal sha, got ${showValue(red.commit)}`);
   const paths = input.tests.map((file) => `- ${file.path}`).join('\n');
-  const whole = (f: PromptTestFile) => (f.content === null ? '(missing from the work tree)' : fenced(f.content));
+  const whole = (text: string | null) => (text === null ? '(missing from the work tree)' : fenced(text));
   const tests =
     input.tests.length === 0
       ? ['(no test file)']
       : red === null
-        ? input.tests.map((f) => `### ${f.path}\n${whole(f)}`)
+        ? input.tests.map((f) => `### ${f.path}\n${whole(f.content)}`)
         : [
             `The red commit ${red.commit} changed these test files (read them whole in the repository):\n${paths}`,
             `### What the red commit changed in them (\`git show ${red.commit} -- FILES\`)\n${diffSection(red)}`,
@@ -88,8 +84,8 @@ export function buildVerifyPrompt(input: VerifyPromptInput): string {
   return `${sections.join('\n\n')}\n`;
 }
 
-function diffSection(diff: VerifyPromptInput['baseDiff']): string {
-  if (diff === null || diff === undefined) return '(not gathered: read the repository against the base commit)';
+function diffSection(diff: BoundedDiff | null): string {
+  if (diff === null) return '(not gathered: read the repository against the base commit)';
   if (diff.text === '') return '(no change)';
   if (diff.cut === null) return fenced(diff.text);
   const shown = `the first ${diff.cut.shown} of ${diff.cut.total} bytes of the diff are shown`;

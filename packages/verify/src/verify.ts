@@ -1,49 +1,30 @@
 // leap-verify: ground truth first, then the blind verifier agent; a verdict event either way.
 import { type EventContext, LeapError, UsageError, appendEvent, createEvent, findExecutable } from '@leap/core';
-import { readRunContext, resolveStateDir, statePaths } from '@leap/core';
+import { previewText, readRunContext, resolveStateDir, statePaths } from '@leap/core';
 import { loadAgentRegistry, resolveAgent } from './agents.js';
-import { parseWholeJson } from './answer-json.js';
-import { gatherVerifyInput, type GatherOptions } from './gather-verify-input.js';
+import { answerProblem, loadVerifySchema, parseWholeJson } from './answer-json.js';
+import { gatherVerifyInput, type GatherOptions, type VerifyPromptOptions } from './gather-verify-input.js';
 import { gitOrNull } from './git.js';
-import { UNNAMED, flakyReason, knownFlaky, namedFailures, recordFlaky, rerunStep } from './flaky.js';
-import { checkGroundTruth, type GroundTruth, type GroundTruthOptions } from './ground-truth.js';
-import type { SuiteRun } from './test-report.js';
-import { checkPhase, type Phase } from './phase.js';
+import { UNNAMED, flakyReason, knownFlaky, namedFailures, recordFlaky, rerunStep } from './ground-truth.js';
+import { checkGroundTruth, type GroundTruthOptions } from './ground-truth.js';
+import type { VerdictAnswer } from './schemas/answer-schemas.js';
+import type { SuiteRun, TestCounts } from './test-report.js';
 import { runAgentLeaf, type AgentFailureKind, type AgentLeafResult } from './run-agent-leaf.js';
 import { SuiteLimitError } from './run-suite.js';
-import { answerProblem, loadVerifySchema } from './validate-answer.js';
-import { buildVerifyPrompt } from './verify-prompt.js';
+import { buildVerifyPrompt, checkPhase, type Phase } from './verify-prompt.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from './leaf-sandbox.js';
-import type { VerifyPromptOptions } from './verify-prompt-command.js';
 
-export interface VerifyOptions extends VerifyPromptOptions {
-  agent?: string;
-  agentsFile?: string;
-  suiteLog?: string;
-  head?: string;
-  preflight?: boolean;
-  passedTrees?: readonly string[];
-  /** The verifier reads a throwaway copy, suites write the tree (CONTRACT section 13); no sandbox possible: exit 2. */
-  sandbox?: SandboxSetting;
-  testNetwork?: boolean;
-}
+type RunOptions = { agent?: string; agentsFile?: string; suiteLog?: string; head?: string; preflight?: boolean };
+/** `sandbox`: the verifier reads a throwaway copy, suites write the tree (CONTRACT section 13); none: exit 2. */
+type Sandboxing = { sandbox?: SandboxSetting; testNetwork?: boolean; passedTrees?: readonly string[] };
+export type VerifyOptions = VerifyPromptOptions & RunOptions & Sandboxing;
 
-/** The verdict: 0 PASS, 1 REJECT (or BLOCKED, or a flaky test), 2 malformed, killed or bad input. */
-export interface VerifyResult {
-  code: 0 | 1 | 2;
-  /** BLOCKED: the verifier says the step cannot be done as written; flaky: a test passed once and failed once. */
-  verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky';
-  reason: string;
-  flaky?: string[];
-  phase: Phase;
-  decidedBy: 'input' | 'ground-truth' | 'agent';
-  commit?: string;
-  tests?: string[];
-  agent?: string;
-  failureKind?: AgentFailureKind;
-  /** When the agent decided: its leaf's end and cost for the caller; not printed by `leap-verify --json`. */
-  leaf?: AgentLeafResult;
-}
+/** `verdict` BLOCKED: the step cannot be done as written; flaky: a test passed once and failed once. */
+type Verdict = { code: 0 | 1 | 2; verdict: 'PASS' | 'REJECT' | 'ERROR' | 'BLOCKED' | 'flaky'; reason: string };
+type Decided = { phase: Phase; decidedBy: 'input' | 'ground-truth' | 'agent'; commit?: string; tests?: string[] };
+/** `leaf`: when the agent decided, its leaf's end and cost for the caller; not printed by `leap-verify --json`. */
+type AgentPart = { agent?: string; failureKind?: AgentFailureKind; leaf?: AgentLeafResult };
+export type VerifyResult = Verdict & { flaky?: string[] } & Decided & AgentPart;
 
 /** Bad input writes only the verdict event and throws a UsageError (exit 2); an unknown phase, before any write. */
 export async function verify(options: VerifyOptions): Promise<VerifyResult> {
@@ -54,31 +35,24 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const run = readRunContext(stateDir, env);
   const issue = options.issue ?? run.issue;
   const context: EventContext = { issue, step: options.step ?? null, skillCommit: run.skillCommit };
-  let counts: GroundTruth['counts'] | null = null;
+  let counts: TestCounts | null = null;
   const record = (result: VerifyResult): VerifyResult => {
     const { code, verdict, reason, commit, tests, agent } = result;
-    if (verdict === 'flaky') {
-      recordFlaky(stateDir, context, phase, result.flaky ?? [], commit === undefined ? {} : { commit });
-      return result;
-    }
     const fields = { phase, verdict, reason, code, commit, tests, agent, ...(counts === null ? {} : { counts }) };
-    appendEvent(statePaths(stateDir).events, createEvent('verdict', fields, context));
+    if (verdict !== 'flaky') appendEvent(statePaths(stateDir).events, createEvent('verdict', fields, context));
+    else recordFlaky(stateDir, context, phase, result.flaky ?? [], commit === undefined ? {} : { commit });
     return result;
   };
-  let prepared: Awaited<ReturnType<typeof prepare>>;
-  try {
-    prepared = await prepare({ ...options, phase, cwd, env, issue }, run.testCmd);
-  } catch (error) {
+  const prepared = await prepare({ ...options, phase, cwd, env, issue }, run.testCmd).catch((error: unknown) => {
     if (error instanceof LeapError)
       record({ code: 2, verdict: 'ERROR', reason: error.message, phase, decidedBy: 'input' });
     throw error;
-  }
+  });
   const { gathered, agent, testCmd, sandbox } = prepared;
-  const base: Pick<VerifyResult, 'phase' | 'commit' | 'tests'> = { phase, tests: gathered.tests.files };
-  const head = () => gitOrNull(gathered.repo, ['rev-parse', 'HEAD'])?.trim() ?? null;
-  const commit = phase === 'red' ? gathered.tests.redCommit : (options.head ?? head());
-  if (commit !== null) base.commit = commit;
   const { repo, tests } = gathered;
+  const commit =
+    phase === 'red' ? tests.redCommit : (options.head ?? gitOrNull(repo, ['rev-parse', 'HEAD'])?.trim() ?? null);
+  const base = { phase, tests: tests.files, ...(commit === null ? {} : { commit }) };
   const truthOptions: GroundTruthOptions = { ...options, phase, repo, stateDir, testCmd, tests, env, sandbox };
   truthOptions.head = commit ?? undefined;
   const truth = await checkGroundTruth(truthOptions).catch((error: unknown) => {
@@ -93,18 +67,17 @@ export async function verify(options: VerifyOptions): Promise<VerifyResult> {
   const notOk =
     truth.flaky === undefined ? { verdict: 'REJECT' as const } : { verdict: 'flaky' as const, flaky: truth.flaky };
   if (!truth.ok) return record({ ...base, code: 1, ...notOk, reason: truth.reason, decidedBy: 'ground-truth' });
-  // Green: the step's tests again, while the agent reads (a flaky test is never ticked).
   const again = phase === 'green' && commit !== null ? rerunStep(truthOptions, tests.files, commit) : null;
   again?.catch(() => undefined);
   const leaf = await runAgentLeaf({
     name: `verify-${phase}`,
     agent,
     prompt: buildVerifyPrompt(gathered.input),
-    options: { role: 'verifier', cwd: gathered.repo, answerSchema: loadVerifySchema('verdict.schema.json') },
+    options: { role: 'verifier', cwd: repo, answerSchema: loadVerifySchema('verdict.schema.json') },
     stateDir,
     env,
     preflight: options.preflight,
-    sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', gathered.repo, env, stateDir),
+    sandbox: sandbox.bwrap === null ? null : agentSandbox(agent, 'reader', repo, env, stateDir),
   });
   const judged = { ...base, agent: agent.name, decidedBy: 'agent' as const, leaf };
   const flaky = again === null ? [] : flakyOf(await again, knownFlaky(stateDir, issue));
@@ -117,18 +90,15 @@ type AgentJudged = Omit<VerifyResult, 'code' | 'verdict' | 'reason'> & { agent: 
 function agentVerdict(judged: AgentJudged, note?: string): VerifyResult {
   const { leaf } = judged;
   if (leaf.answer === null) {
-    const reason = `no verdict: ${leaf.failure ?? 'no answer'}`;
-    const failed: VerifyResult = { ...judged, code: 2, verdict: 'ERROR', reason };
-    if (leaf.failureKind !== null) failed.failureKind = leaf.failureKind;
-    return failed;
+    const kind = leaf.failureKind === null ? {} : { failureKind: leaf.failureKind };
+    return { ...judged, code: 2, verdict: 'ERROR', reason: `no verdict: ${leaf.failure ?? 'no answer'}`, ...kind };
   }
   const { text } = leaf.answer;
   const json = leaf.answer.json !== undefined ? { value: leaf.answer.json } : parseWholeJson(text);
-  const shown = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-  const notOne = `the answer is not one JSON object: ${JSON.stringify(shown)}`;
+  const notOne = `the answer is not one JSON object: ${previewText(text, 200)}`;
   const problem = json === null ? notOne : answerProblem('verdict.schema.json', json.value, `${judged.agent}'s answer`);
   if (problem !== null) return { ...judged, code: 2, verdict: 'ERROR', reason: `malformed verdict: ${problem}` };
-  const answer = (json as { value: { verdict: 'PASS' | 'REJECT' | 'BLOCKED'; reason: string } }).value;
+  const answer = (json as { value: VerdictAnswer }).value;
   const reason = note === undefined ? answer.reason : `${answer.reason} (ground truth: ${note})`;
   return { ...judged, code: answer.verdict === 'PASS' ? 0 : 1, verdict: answer.verdict, reason };
 }

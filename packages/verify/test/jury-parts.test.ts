@@ -20,7 +20,7 @@ import {
   seatReviewers,
 } from '../src/index.js';
 import type { AgentLeafResult, CandidateFile } from '../src/index.js';
-import { RAW_TAIL_CHARS } from '../src/jury/judge-review.js';
+import { RAW_TAIL_CHARS } from '../src/jury/juror-prompt.js';
 import { LENSES, TIER_SENTENCES, tierHeader } from '../src/jury/juror-prompt.js';
 
 const file = (path: string, text: string, kind: CandidateFile['kind'] = 'file'): CandidateFile => ({

@@ -48,7 +48,7 @@ void runCli(
       base: lastValue(values, 'base'),
     };
     if (promptMode) {
-      const { renderVerifyPrompt } = await import('../verify-prompt-command.js');
+      const { renderVerifyPrompt } = await import('../gather-verify-input.js');
       const { prompt, tests } = await renderVerifyPrompt(verifyOptions);
       const json = { prompt, tests: tests.files, testsSource: tests.source };
       writeFd(1, flags.json === true ? `${JSON.stringify(json)}\n` : prompt);

@@ -4,60 +4,59 @@ import { findRepoRoot, readRunContext, resolveStateDir, showValue, statePaths, w
 import { BUILTIN_AGENTS, loadAgentRegistry, resolveAgent, withVendorFamily } from '../agents.js';
 import { knownVendor, vendorFamily } from '../family.js';
 import { checkAgentReady, runAgentLeaf, type AgentLeafResult, type AgentReadiness } from '../run-agent-leaf.js';
-import { candidateHash, readCandidate } from './candidate.js';
-import { buildEnvelope, type AuthorAliases } from './envelope.js';
-import { gitAliases } from './git-aliases.js';
-import { answeredAnyway, judgeReview, type SeatVerdict } from './judge-review.js';
-import { LENS_PREAMBLES, renderJurorPrompt } from './juror-prompt.js';
-import { seatReviewers, type RefusedSeat } from './seat-reviewers.js';
+import { buildEnvelope, candidateHash, gitAliases, readCandidate, type AuthorAliases } from './envelope.js';
+import { LENS_PREAMBLES, answeredAnyway, judgeReview, renderJurorPrompt, type SeatVerdict } from './juror-prompt.js';
 import { agentSandbox, chooseSandbox, sandboxSetting, type SandboxSetting } from '../leaf-sandbox.js';
 import { changedPaths, fingerprintTree, listPaths, type TreeFingerprint } from './tree-fingerprint.js';
 
-export interface JuryOptions extends AuthorAliases {
+type Panel = { reviewers: ReadonlyArray<string | AgentPlugin>; alternates?: ReadonlyArray<string | AgentPlugin> };
+type Case = { intent: string; criteria: string; files: readonly string[]; tests?: readonly string[]; lens?: string };
+type Where = { cwd?: string; env?: NodeJS.ProcessEnv; agentsFile?: string; sandbox?: SandboxSetting; leafKey?: string };
+
+export interface JuryOptions extends AuthorAliases, Panel, Case, Where {
   /** A family, a model id (read as its vendor: `claude-opus-4` is `anthropic`), or the builder's agent name. */
   builderFamily: string;
   /** Families of other builders whose work the candidate holds: refused, and with `redactAuthors` redacted too. */
   otherBuilderFamilies?: readonly string[];
-  reviewers: ReadonlyArray<string | AgentPlugin>;
-  alternates?: ReadonlyArray<string | AgentPlugin>;
-  intent: string;
-  criteria: string;
-  files: readonly string[];
-  tests?: readonly string[];
-  lens?: string;
   /** Redact instead of refusing (a slice's jury, CONTRACT section 7); default false: an EnvelopeLeakError. */
   redactAuthors?: boolean;
   gitAliases?: boolean;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  agentsFile?: string;
   eventFields?: { slice?: string; ball?: string };
-  leafKey?: string;
-  sandbox?: SandboxSetting;
   /** Names whose vendor ran dry earlier in the run: passed over before dispatch, as an unready reviewer is. */
   skip?: readonly string[];
 }
 
-export interface SeatRecord extends SeatVerdict {
-  reviewer: string;
-  family: string;
-  leaf: string;
-  status: string;
-  replaced: boolean;
-  dry?: AgentDry;
-}
-
-export interface JuryResult {
-  value: -1 | 0 | 1;
-  candidate: string;
-  reason: string;
-  seats: SeatRecord[];
-  refused: RefusedSeat[];
-}
-
+type Seat = { reviewer: string; family: string; leaf: string; status: string; replaced: boolean; dry?: AgentDry };
+type SeatRecord = SeatVerdict & Seat;
+type RefusedSeat = { reviewer: string; family: string; reason: string };
+type JuryResult = { value: -1 | 0 | 1; candidate: string; reason: string; seats: SeatRecord[]; refused: RefusedSeat[] };
 const MIN_SEATS = 2;
 
-/** Convene the jury; every verdict, the result and the candidate hash are appended as `review` events. */
+/** One seat a family: a second is not independent, and leaf names collide; `taken`: seated in an earlier round. */
+export function seatReviewers(
+  builderFamily: string,
+  reviewers: readonly AgentPlugin[],
+  taken: readonly string[] = [],
+  otherBuilders: readonly string[] = [],
+) {
+  const builder = builderFamily.toLowerCase();
+  const others = new Set(otherBuilders.map((f) => f.toLowerCase()));
+  const families = new Map(taken.map((f) => [f.toLowerCase(), '(an earlier seat)']));
+  const seating = { seated: [] as AgentPlugin[], refused: [] as RefusedSeat[] };
+  for (const agent of reviewers) {
+    const family = agent.family.toLowerCase();
+    const refuse = (reason: string) => seating.refused.push({ reviewer: agent.name, family: agent.family, reason });
+    if (family === builder) refuse(`same family as the builder (${builderFamily})`);
+    else if (others.has(family)) refuse(`same family as a builder whose work the candidate holds (${agent.family})`);
+    else if (families.has(family)) refuse(`family ${agent.family} is already seated by ${families.get(family)}`);
+    else {
+      families.set(family, agent.name);
+      seating.seated.push(agent);
+    }
+  }
+  return seating;
+}
+
 export async function conveneJury(options: JuryOptions): Promise<JuryResult> {
   const sitting = await openSitting(options);
   const { candidate } = sitting;
@@ -119,7 +118,6 @@ function logReview(s: Sitting, fields: Parameters<typeof createEvent<'review'>>[
   appendEvent(statePaths(s.stateDir).events, createEvent('review', { ...s.options.eventFields, ...fields }, s.context));
 }
 
-// A juror whose vendor ran dry hands its seat to an alternate (next), or to nobody: said and recorded as a fall-over.
 function fallover(s: Sitting, seat: SeatRecord, next: string | null): void {
   const dry = seat.dry as AgentDry;
   const heir = next === null ? 'no alternate is left to take its seat' : `${next} takes its seat`;
@@ -189,7 +187,6 @@ function recordSeat(s: Sitting, agent: AgentPlugin, leafRun: AgentLeafResult): S
   return ran.dry === null ? seat : { ...seat, dry: ran.dry };
 }
 
-/** Spare alternates take the seats of jurors that never answered, one family a seat; the rest are fall-overs. */
 async function reseatSilent(s: Sitting, seats: readonly SeatRecord[], spare: AgentPlugin[]) {
   const silent = seats.filter((seat) => seat.value === 0);
   if (silent.length === 0) return { seats: [], refused: [] };

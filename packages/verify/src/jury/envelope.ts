@@ -1,9 +1,10 @@
-// The one envelope every juror reads. Zero authorship: building one that names the builder fails loudly.
-import { LeapError, UsageError, showValue } from '@leap/core';
+// The candidate (whole files and tests, one hash) and the one envelope every juror reads: naming the builder fails.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import { LeapError, UsageError, runGit, showValue, type GitOptions } from '@leap/core';
 import { fenced } from '../verify-prompt.js';
-import type { CandidateFile } from './candidate.js';
 
-/** Identities that must not reach a juror. */
 export interface AuthorAliases {
   builderName?: string;
   modelIds?: readonly string[];
@@ -15,7 +16,6 @@ export interface AuthorAliases {
 export class EnvelopeLeakError extends LeapError {}
 
 export type EnvelopeInput = { candidate: string; intent: string; criteria: string; files: readonly CandidateFile[] };
-
 const AUTHOR_PLACEHOLDER = '[the author]';
 
 /** Aliases under 3 characters are ignored; `redact` replaces all but the hash line, which hashes the real bytes. */
@@ -39,9 +39,8 @@ export function buildEnvelope(input: EnvelopeInput, aliases: AuthorAliases, reda
 }
 
 function redactAliases(text: string, aliases: AuthorAliases): string {
-  const { builderName, modelIds = [], authors = [], sessionIds = [] } = aliases;
-  const all = [builderName ?? '', ...modelIds, ...authors, ...sessionIds]
-    .map((a) => a.trim())
+  const all = named(aliases)
+    .map(([, a]) => a.trim())
     .filter((a) => a.length >= 3);
   const unique = [...new Set(all.map((a) => a.toLowerCase()))].sort((a, b) => b.length - a.length);
   if (unique.length === 0) return text;
@@ -50,16 +49,17 @@ function redactAliases(text: string, aliases: AuthorAliases): string {
   return text.replace(new RegExp(unique.map(escapeRegExp).join('|'), 'giu'), AUTHOR_PLACEHOLDER);
 }
 
-/** Throw an EnvelopeLeakError naming the alias and where it appears; the envelope is never graded un-blind. */
+const named = ({ builderName, modelIds = [], authors = [], sessionIds = [] }: AuthorAliases) =>
+  [
+    ...(builderName === undefined ? [] : [['builder name', builderName]]),
+    ...modelIds.map((id) => ['model id', id]),
+    ...authors.map((a) => ['author', a]),
+    ...sessionIds.map((id) => ['session id', id]),
+  ] as [string, string][];
+
 export function checkEnvelopeLeaks(text: string, input: EnvelopeInput, aliases: AuthorAliases): void {
   const lower = text.toLowerCase();
-  const named: Array<[string, string]> = [
-    ...(aliases.builderName === undefined ? [] : [['builder name', aliases.builderName] as [string, string]]),
-    ...(aliases.modelIds ?? []).map((id) => ['model id', id] as [string, string]),
-    ...(aliases.authors ?? []).map((a) => ['author', a] as [string, string]),
-    ...(aliases.sessionIds ?? []).map((id) => ['session id', id] as [string, string]),
-  ];
-  for (const [kind, raw] of named) {
+  for (const [kind, raw] of named(aliases)) {
     const alias = raw.trim().toLowerCase();
     if (alias.length < 3 || !lower.includes(alias)) continue;
     throw new EnvelopeLeakError(
@@ -76,4 +76,53 @@ function whereIs(alias: string, input: EnvelopeInput): string {
     (f) => f.path.toLowerCase().includes(alias) || f.bytes.toString('utf8').toLowerCase().includes(alias),
   );
   return file === undefined ? 'the envelope' : `${file.kind} ${file.path}`;
+}
+
+/** From git: the folder's identity, `rev`'s author and committer; what git cannot say adds nothing. */
+export async function gitAliases(
+  cwd: string,
+  rev = 'HEAD',
+  options: Pick<GitOptions, 'env' | 'isolate' | 'ceiling'> = {},
+): Promise<string[]> {
+  const read = async (args: string[]): Promise<string> => {
+    const ran = await runGit(args, { ...options, cwd, allowFailure: true }).catch(() => null);
+    return ran === null || ran.code !== 0 ? '' : ran.stdout;
+  };
+  const log = ['log', '-1', '--format=%an%x00%ae%x00%cn%x00%ce', rev, '--'];
+  const [ident, authors] = await Promise.all([read(['var', 'GIT_AUTHOR_IDENT']), read(log)]);
+  const [, name = '', email = ''] = /^(.*) <(.*)> \d+ [+-]\d{4}$/.exec(ident.trim()) ?? [];
+  const values = [name, email, ...authors.split('\0')].map((v) => v.trim());
+  return [...new Set(values.filter((v) => v !== ''))];
+}
+
+export type CandidateFile = { path: string; bytes: Buffer; kind: 'file' | 'test' };
+
+export function readCandidate(cwd: string, files: readonly string[], tests: readonly string[]): CandidateFile[] {
+  const seen = new Set<string>();
+  const read = (given: string, kind: CandidateFile['kind']): CandidateFile => {
+    const path = normalize(given).split(sep).join('/');
+    if (given === '' || isAbsolute(path) || path === '..' || path.startsWith('../'))
+      throw new UsageError(`Expected a candidate file inside ${cwd}, got ${showValue(given)}`);
+    if (seen.has(path)) throw new UsageError(`candidate file ${showValue(path)} is named twice`);
+    seen.add(path);
+    try {
+      return { path, bytes: readFileSync(join(cwd, path)), kind };
+    } catch (cause) {
+      throw new UsageError(`cannot read candidate file ${showValue(path)}: ${(cause as Error).message}`, { cause });
+    }
+  };
+  if (files.length === 0) throw new UsageError('the jury needs at least one candidate FILE');
+  return [...files.map((f) => read(f, 'file')), ...tests.map((t) => read(t, 'test'))];
+}
+
+/** sha256 over the files in path byte order, each PATH NUL LENGTH NUL BYTES: any byte or name change changes it. */
+export function candidateHash(files: readonly CandidateFile[]): string {
+  const hash = createHash('sha256');
+  const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
+  for (const file of sorted) {
+    hash.update(file.path);
+    hash.update(`\0${file.bytes.length}\0`);
+    hash.update(file.bytes);
+  }
+  return hash.digest('hex');
 }

@@ -1,6 +1,9 @@
-// A juror's prompt: tier header + lens preamble + envelope + output protocol (blind-tribunal 3.5).
+// A juror's prompt: tier header + lens preamble + envelope + output protocol (blind-tribunal 3.5), and its scoring.
+import { orElse, type AgentAnswer, type AgentPlugin } from '@leap/core';
+import { answerProblem, lastVerdictObject } from '../answer-json.js';
+import type { AgentLeafResult } from '../run-agent-leaf.js';
+import type { ReviewAnswer } from '../schemas/answer-schemas.js';
 
-/** A routing tier (blind-tribunal 3.2): what kind of reader a lens needs. */
 export type Tier = 'deep_state' | 'fast_structural' | 'operator_safety' | 'generalist';
 
 export const TIER_SENTENCES: Readonly<Record<Tier, string>> = {
@@ -71,7 +74,6 @@ export function tierHeader(tier: Tier): string {
   return `${frame} You cannot see who wrote it. Do not modify any file. ${SEVERITIES}`;
 }
 
-/** The juror prompt for `lens`: every juror's same envelope, its tier's header, the literal lens in the protocol. */
 export function renderJurorPrompt(lens: string, envelope: string): string {
   // A lens outside the table reads as a generalist seat: the tier 3.2 calls "a reliable large generalist".
   const known = LENSES[lens];
@@ -81,4 +83,58 @@ export function renderJurorPrompt(lens: string, envelope: string): string {
   const footer = PROTOCOL.replace('<your lens>', () => lens);
   const body = envelope.endsWith('\n') ? envelope : `${envelope}\n`;
   return `${header}\n\n${preamble}\n\n${body}\n${footer}\n`;
+}
+
+// Scoring one juror: answered well (pass 1 or refuse -1), answered badly (-1), never answered (0).
+export type Finding = { severity: string; message: string };
+type Vote = { verdict: 'pass' | 'refuse' | 'none'; value: -1 | 0 | 1; findings: Finding[] };
+export type SeatVerdict = Vote & { reasoning?: string; note: string; rawTail?: string };
+export const RAW_TAIL_CHARS = 300;
+
+/** Fail closed (blind-tribunal 3.6): no answer 0; a bad or off-lens answer, or a pass with a blocker or major, -1. */
+export function judgeReview(leaf: AgentLeafResult, lens: string): SeatVerdict {
+  if (leaf.answer === null)
+    return { verdict: 'none', value: 0, findings: [], note: `never answered: ${leaf.failure ?? 'no answer'}` };
+  const { structured, object } = verdictOf(leaf.answer);
+  // Never the CLI's stdout, whose tail is its own bookkeeping (usage, cost, session) around the answer.
+  const tail = rawTail(structured ? JSON.stringify(leaf.answer.json) : leaf.answer.text);
+  const reject = (note: string): SeatVerdict => ({ verdict: 'refuse', value: -1, findings: [], note, rawTail: tail });
+  if (object === null) return reject('answered garbage: no JSON object with a "verdict"');
+  const problem = answerProblem('review.schema.json', object, `${leaf.name}'s answer`);
+  if (problem !== null) return reject(`answered badly: ${problem}`);
+  const answer = object as ReviewAnswer;
+  const findings = answer.findings.map(parseFinding);
+  const base = { findings, reasoning: answer.reasoning };
+  const lenses = `lens ${JSON.stringify(answer.lens)}, seated for ${JSON.stringify(lens)}`;
+  if (answer.lens !== lens) return { ...base, ...reject(`answered for ${lenses}`) };
+  if (answer.verdict === 'refuse') return { ...base, verdict: 'refuse', value: -1, note: 'refused' };
+  const contradiction = findings.find((f) => f.severity === 'blocker' || f.severity === 'major');
+  if (contradiction !== undefined)
+    return { ...base, ...reject(`a pass that lists a [${contradiction.severity}] finding is not a pass`) };
+  const note = findings.length === 0 ? 'pass (no findings)' : `pass with ${findings.length} minor/info finding(s)`;
+  return { ...base, verdict: 'pass', value: 1, note };
+}
+
+function rawTail(text: string): string {
+  if (text.length <= RAW_TAIL_CHARS) return text;
+  const tail = text.slice(-RAW_TAIL_CHARS);
+  return /^[\uDC00-\uDFFF]/.test(tail) ? tail.slice(1) : tail;
+}
+
+export function parseFinding(text: string): Finding {
+  const [, severity = 'unknown', message = text] = /^\[([a-z]+)\] ([\s\S]*)$/.exec(text) ?? [];
+  return { severity, message };
+}
+
+/** A parsable verdict, then a non-zero exit, is an answer: only no answer is silence. */
+export function answeredAnyway(agent: AgentPlugin, ran: AgentLeafResult): AgentLeafResult {
+  if (ran.answer !== null || ran.status !== 'exited' || ran.code === 0 || ran.stdout.trim() === '') return ran;
+  const answer = orElse(() => agent.parseAnswer(ran.stdout), null);
+  if (answer === null || verdictOf(answer).object === null) return ran;
+  return { ...ran, answer, failure: null, failureKind: null, dry: null };
+}
+
+function verdictOf({ json, text }: AgentAnswer) {
+  const structured = typeof json === 'object' && json !== null && 'verdict' in json;
+  return { structured, object: structured ? json : lastVerdictObject(text) };
 }

@@ -6,11 +6,10 @@ import { runGit, showValue, orElse } from '@leap/core';
 
 /** Keys: git's path bytes as latin1 (one char a byte: names never collide), and HEAD_KEY, which no path can be. */
 export type TreeFingerprint = ReadonlyMap<string, string>;
-
 const HEAD_KEY = '\0HEAD';
 
-// Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged.
-const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10 };
+// Fields before the path in `git status --porcelain=v2` entries: ordinary, renamed or copied, unmerged, untracked.
+const FIELDS: Readonly<Record<string, number>> = { 1: 8, 2: 9, u: 10, '?': 1 };
 
 /** One `git status` taking no lock; not `stateDir`, where the jury's supervisors write; null: git cannot read it. */
 export async function fingerprintTree(repo: string, stateDir: string, env: NodeJS.ProcessEnv) {
@@ -37,7 +36,6 @@ export function displayPath(key: string): string {
   return key === HEAD_KEY ? 'HEAD' : Buffer.from(key, 'latin1').toString('utf8');
 }
 
-// As git prints paths (`.tdd/`, latin1), both resolved through symbolic links as git does; null: outside.
 function excludedPrefix(repo: string, stateDir: string): string | null {
   const real = (path: string): string => {
     const full = resolve(path);
@@ -51,7 +49,6 @@ function excludedPrefix(repo: string, stateDir: string): string | null {
   return Buffer.from(`${rel.split(sep).join('/')}/`, 'utf8').toString('latin1');
 }
 
-// Paths are read as latin1, one char per byte, so that any file name round-trips to the file system.
 function readStatus(repo: string, output: string, exclude: string | null): TreeFingerprint {
   const print = new Map<string, string>();
   const entries = output.split('\0');
@@ -59,22 +56,14 @@ function readStatus(repo: string, output: string, exclude: string | null): TreeF
     const entry = entries[i] as string;
     if (entry.startsWith('# branch.oid ')) print.set(HEAD_KEY, entry.slice('# branch.oid '.length));
     const fields = FIELDS[entry.charAt(0)];
-    let status: string;
-    let path: string;
-    if (fields !== undefined) {
-      const parts = entry.split(' ');
-      status = parts.slice(0, fields).join(' ');
-      path = parts.slice(fields).join(' ');
-      if (entry.charAt(0) === '2') i++; // the original path of a rename or copy follows
-    } else if (entry.startsWith('? ')) {
-      status = '?';
-      path = entry.slice(2);
-    } else {
-      continue;
-    }
+    if (fields === undefined) continue;
+    const parts = entry.split(' ');
+    const status = parts.slice(0, fields).join(' ');
+    const path = parts.slice(fields).join(' ');
+    if (entry.charAt(0) === '2') i++; // the original path of a rename or copy follows
     if (exclude !== null && (path === exclude.slice(0, -1) || path.startsWith(exclude))) continue;
     // A submodule (its `S` field) or an untracked nested repository (listed whole, `dir/`): what lies under it.
-    const nested = path.endsWith('/') || (fields !== undefined && entry.split(' ')[2]?.startsWith('S') === true);
+    const nested = path.endsWith('/') || (status !== '?' && parts[2]?.startsWith('S') === true);
     print.set(path, `${status}\0${nested ? folderState(repo, path) : statOf(inRepo(repo, path))}`);
   }
   return print;
@@ -91,7 +80,6 @@ function statOf(file: Buffer): string {
   }
 }
 
-// Every file and folder under `latin1Path` but its `.git`, by name and state, in one digest.
 function folderState(repo: string, latin1Path: string): string {
   const hash = createHash('sha256');
   const walk = (dir: Buffer): void => {

@@ -16,7 +16,6 @@ const FINDING = z
   .regex(/^\[(?:blocker|major|minor|info)\] \S/)
   .describe('"[severity] file:line claim"');
 
-/** A blind juror's answer (blind-tribunal v3: findings as "[severity] file:line claim" strings). */
 const reviewAnswerSchema = z
   .strictObject({
     verdict: z.enum(['pass', 'refuse']).describe('pass, or refuse (a refuse halts the pipeline)'),
@@ -27,6 +26,10 @@ const reviewAnswerSchema = z
     reasoning: z.string().describe('Concise reasoning; a strong pass names what it checked'),
   })
   .describe("A blind juror's verdict on one candidate.");
+
+// Types only for the modules that read answers: `import type` loads no zod.
+export type VerdictAnswer = z.infer<typeof verdictAnswerSchema>;
+export type ReviewAnswer = z.infer<typeof reviewAnswerSchema>;
 
 export function verifyJsonSchemas(): Record<string, Record<string, unknown>> {
   const id = (file: string) => `https://leap.dev/schemas/${file}`;
