@@ -70,7 +70,7 @@ async function checkPassing(options: GroundTruthOptions): Promise<GroundTruth> {
   const head = options.head ?? gitStdout(repo, ['rev-parse', 'HEAD']).trim();
   const [main, proof] = await Promise.all([runCaptured(options, repo), proveTestsRun(options, tests.files, head)]);
   const { run, flaky } = main.code === 0 ? { run: main, flaky: [] } : await runAgain(options, main);
-  if (run.code !== 0) return reject('the suite fails');
+  if (run.code !== 0) return reject(['the suite fails', some(failedTests(run.output), 5)].filter(Boolean).join(': '));
   if (proof.notRun.length > 0) return reject(notRunReason(options, proof.notRun, changes));
   const counts = readCounts(run.output);
   const fell = fewerTests(options, counts);
@@ -121,16 +121,18 @@ async function runAgain(options: GroundTruthOptions, failed: SuiteRun): Promise<
   return { run: again, flaky: again.code === 0 ? names.filter((name) => !known.has(name)) : [] };
 }
 
+const some = (items: readonly string[], max: number) =>
+  items.slice(0, max).join(', ') + (items.length > max ? `, and ${items.length - max} more` : '');
+
 function notRunReason(options: GroundTruthOptions, files: readonly string[], changes: PhaseChanges | null): string {
   const them = files.length === 1 ? 'it' : 'them';
   const outside = (changes?.changed ?? []).filter((path) => !changes?.isTest(path));
   outside.sort((a, b) => Number(isRunnerFile(b)) - Number(isRunnerFile(a)));
-  const shown = outside.slice(0, 8).join(', ') + (outside.length > 8 ? `, and ${outside.length - 8} more` : '');
   const why =
     outside.length === 0
       ? 'nothing it changed outside the tests explains it: ' +
         `the test command (\`${options.testCmd}\`) does not run ${them}`
-      : `what the ${options.phase} changed that could explain it: ${shown}`;
+      : `what the ${options.phase} changed that could explain it: ${some(outside, 8)}`;
   const added = `the suite passes with a canary that must fail added to ${files.join(', ')}`;
   return `${added}, so the test command does not run ${them}; ${why}`;
 }

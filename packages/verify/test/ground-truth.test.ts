@@ -187,6 +187,18 @@ check(
   },
 );
 
+check('green: a failing suite names its first five failed tests, byte for byte, and how many more', async () => {
+  const repo = makeRedRepo();
+  const names = ['a "quoted" $HOME', 'b `tick`', "c it's", 'd é', 'e', 'f', 'g'];
+  const out = join(makeTempDir(), 'out.tap');
+  writeFileSync(out, names.map((name, i) => `not ok ${i + 1} - ${name}\n`).join(''));
+  const testCmd = `cat '${out}'; exit 1`;
+  assert.equal(await truth(repo, 'green', { testCmd }), {
+    ok: false,
+    reason: 'ground truth: the suite fails: a "quoted" $HOME, b `tick`, c it\'s, d é, e, and 2 more',
+  });
+});
+
 check('green: the suite passes, and the red tests are unchanged since their red commit', async () => {
   const repo = makeRedRepo();
   const red = git(repo, 'rev-parse', 'HEAD').trim();

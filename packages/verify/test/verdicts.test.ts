@@ -121,7 +121,7 @@ run(
         (r) => r.event.event === 'suite' && r.event.purpose === 'rerun',
       );
       assert.equal([result.verdict, result.decidedBy, reruns.length], [verdict, 'ground-truth', 1]);
-      if (verdict === 'REJECT') assert.is(result.reason, 'ground truth: the suite fails');
+      if (verdict === 'REJECT') assert.is(result.reason, 'ground truth: the suite fails: util keeps time');
       else
         assert.equal(
           [result.flaky, verdictEvents(repo).map((e) => [e.verdict, e.test])],

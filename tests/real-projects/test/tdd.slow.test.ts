@@ -39,7 +39,7 @@ for (const p of projects()) {
       );
       assert.is(done.status, '', `${p.name}: git status after done\n${done.status}`);
       // A verdict that only the project's own flaky tests failed (projects/NAME/project.json "flaky") is left out;
-      // ground truth's "the suite fails" names no test: the suite's output behind it does.
+      // ground truth's "the suite fails" names the failed tests it can read, else the suite's output behind it does.
       const theirs = (v: { verdict: string; reason: string }) =>
         v.verdict !== 'PASS' &&
         (namesTheirFlaky(p, v.reason) ||
