@@ -1,6 +1,6 @@
 // Every `leap slice` command removes the worktrees a dead engine left, SIGKILL included (CONTRACT section 7).
 import { existsSync } from 'node:fs';
-import { readLockHolder, runGitSync, slicePaths } from '@leap/core';
+import { LeapError, readLockHolder, runGitSync, slicePaths } from '@leap/core';
 import { mainWorktreeRoot, mayHaveSliceWorktrees } from './definition/worktree-hint.js';
 import { GIT_FAILURE_EXIT } from './engine/git.js';
 import { pruneWorktreeFolders } from './engine/records.js';
@@ -8,7 +8,7 @@ import { liveEngine, sliceLockFile } from './slice-lock.js';
 
 export { mayHaveSliceWorktrees };
 
-/** Its stdout, or core's GitError with exit 1 (never 2); clean-slice.ts uses it too. */
+/** Its stdout, or core's GitError with exit 1 (never 2). */
 export const gitStdout = (cwd: string, args: string[]) => runGitSync(args, { cwd, exitCode: GIT_FAILURE_EXIT }).stdout;
 
 /** Worktrees on `leap/SLICE/*`, and (branch null) ours on no branch yet: a `worktree add` cut off by a SIGKILL. */
@@ -46,4 +46,25 @@ export function reapSlice(root: string, sliceId: string): string[] {
     pruneWorktreeFolders(slicePaths(repoRoot, sliceId));
   }
   return removed;
+}
+
+// `leap slice clean`: its worktrees, then branches `leap/SLICE/*`, go; `.leap/SLICE/` stays (CONTRACT section 7).
+export function refuseWhileLive(repoRoot: string, sliceId: string): void {
+  const pid = liveEngine(repoRoot, sliceId);
+  const running = `slice ${JSON.stringify(sliceId)} is being run by live process ${pid}`;
+  if (pid !== null && pid !== process.pid)
+    throw new LeapError(`${running}: clean it once that run ends`, { exitCode: 2 });
+}
+
+export function cleanSlice(repoRoot: string, sliceId: string) {
+  refuseWhileLive(repoRoot, sliceId);
+  const worktrees = reapSlice(repoRoot, sliceId);
+  const format = ['for-each-ref', '--format=%(HEAD)%(refname)', `refs/heads/leap/${sliceId}/`];
+  const listed = gitStdout(repoRoot, format).split('\n');
+  // Deleting the branch a person has checked out would leave their HEAD on nothing.
+  const head = listed.find((r) => r.startsWith('*'))?.slice(1);
+  const deleted = listed.map((r) => r.slice(1)).filter((ref) => ref !== '' && ref !== head);
+  for (const ref of deleted) gitStdout(repoRoot, ['update-ref', '-d', ref]);
+  const name = (ref: string) => ref.slice('refs/heads/'.length);
+  return { worktrees, branches: deleted.map(name), kept: head === undefined ? [] : [name(head)] };
 }

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError, readLockHolder, tryLock, type Lock } from '@leap/core';
 
-export const sliceDir = (repoRoot: string, sliceId: string): string => join(repoRoot, '.leap', sliceId);
+const sliceDir = (repoRoot: string, sliceId: string): string => join(repoRoot, '.leap', sliceId);
 
 export const sliceLockFile = (repoRoot: string, sliceId: string) => join(sliceDir(repoRoot, sliceId), 'engine.lock');
 

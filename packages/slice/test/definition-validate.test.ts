@@ -14,7 +14,7 @@ import {
   type Slice,
   type Violation,
 } from '../src/definition/index.js';
-import { jsonErrorPosition, parseJsonText } from '../src/definition/parse-json.js';
+import { jsonErrorPosition, parseJsonText } from '../src/definition/read-slice.js';
 import { fieldPath, showFound } from '../src/definition/violation.js';
 import { ballCommand, sliceCommand } from '../src/cli.js';
 

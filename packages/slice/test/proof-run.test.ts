@@ -7,8 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cleanupTempDirs, makeTempDir } from '@leap/test-utils';
 import { resetSandboxCheck } from '@leap/supervise';
-import { causeLines } from '../src/engine/cannot-run.js';
-import { runProof, type ProofPlace } from '../src/engine/proof.js';
+import { causeLines, runProof, type ProofPlace } from '../src/engine/proof.js';
 import { engineEnv } from './engine-helpers.js';
 
 const proofs = suite('runProof: a supervised leaf that tells a red from a proof that could not run');

@@ -2,8 +2,7 @@ import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { checkFileMap } from '../definition/check-file-map.js';
 import { readSlice } from '../definition/read-slice.js';
-import { requireRepoRoot } from '../definition/repo-root.js';
-import { mainWorktreeRoot } from '../definition/worktree-hint.js';
+import { mainWorktreeRoot, requireRepoRoot } from '../definition/worktree-hint.js';
 import { passedBalls } from '../definition/slice-status.js';
 import { printHelp } from './_file-command.js';
 
@@ -22,8 +21,7 @@ Options:
 Exit codes: 0 a true map (receipt 1); 1 a false map (receipt -1); 3 a dependency has not passed
 (receipt 0); 2 bad input (an unreadable or invalid slice, no such ball, bad arguments).`;
 
-const EXIT: Record<string, number> = { '1': 0, '-1': 1, '0': 3 };
-const SAYS: Record<string, string> = { '1': 'a true map', '-1': 'a false map', '0': 'a dependency has not passed' };
+const RECEIPTS = { 1: [0, 'a true map'], [-1]: [1, 'a false map'], 0: [3, 'a dependency has not passed'] } as const;
 
 export const checkCommand: Subcommand = async (argv, io) => {
   if (printHelp(argv, io, USAGE)) return 0;
@@ -36,8 +34,9 @@ export const checkCommand: Subcommand = async (argv, io) => {
   const root = requireRepoRoot(io.cwd);
   // The checkout is hashed where the command runs (a ball's worktree, say); the receipts are the main repository's.
   const { receipt, reasons } = checkFileMap({ root, slice, ball, passed: passedBalls(mainWorktreeRoot(root), slice) });
-  const said = `ball ${ball} of slice ${slice.id}: receipt ${receipt} (${SAYS[String(receipt)]})\n`;
+  const [code, says] = RECEIPTS[receipt];
+  const said = `ball ${ball} of slice ${slice.id}: receipt ${receipt} (${says})\n`;
   if (values.json === true) io.stdout(`${JSON.stringify({ slice: slice.id, ball, receipt, reasons })}\n`);
   else io.stdout(`${said}${reasons.map((r) => `  ${r}\n`).join('')}`);
-  return EXIT[String(receipt)] ?? 2;
+  return code;
 };

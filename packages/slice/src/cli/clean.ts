@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError, type Subcommand } from '@leap/core';
-import { cleanSlice, refuseWhileLive } from '../definition/clean-slice.js';
-import { parseJsonText } from '../definition/parse-json.js';
-import { SliceFileError } from '../definition/read-slice.js';
-import { requireRepoRoot } from '../definition/repo-root.js';
-import { mainWorktreeRoot } from '../definition/worktree-hint.js';
-import { ID_PATTERN } from '../definition/slice-id.js';
-import { parseWithRunner } from './_runner-options.js';
+import { SliceFileError, parseJsonText } from '../definition/read-slice.js';
+import { mainWorktreeRoot, requireRepoRoot } from '../definition/worktree-hint.js';
+import { ID_PATTERN } from '../definition/violation.js';
+import { cleanSlice, refuseWhileLive } from '../reap.js';
+import { oneFile, parseWithRunner } from './_file-command.js';
 
 const USAGE = `Usage: leap slice clean FILE [--runner NAME [its options]] [--json]
 
@@ -51,10 +49,7 @@ export const cleanCommand: Subcommand = async (argv, io) => {
   const options = { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
   const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, options, USAGE, io.cwd);
   if (values.help === true) return (io.stdout(`${usage}\n`), 0);
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1)
-    throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
-  const id = readSliceId(resolve(io.cwd, file));
+  const id = readSliceId(resolve(io.cwd, oneFile(positionals, usage)));
   const root = mainWorktreeRoot(requireRepoRoot(io.cwd));
   if (runner !== null && runner.clean === undefined)
     throw new UsageError(`--runner ${runner.name} keeps nothing of a slice to clean`);

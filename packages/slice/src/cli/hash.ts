@@ -1,6 +1,6 @@
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
-import { requireRepoRoot } from '../definition/repo-root.js';
-import { scopeEntries } from '../definition/scope-entries.js';
+import { scopeEntries } from '../definition/new-slice.js';
+import { requireRepoRoot } from '../definition/worktree-hint.js';
 import { printHelp } from './_file-command.js';
 
 const USAGE = `Usage: leap ball hash PATH... [--json]

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCli, UsageError, type Subcommand } from '@leap/core';
 import { newSlice, splitBallArg, type NewBall } from '../definition/new-slice.js';
-import { requireRepoRoot } from '../definition/repo-root.js';
+import { requireRepoRoot } from '../definition/worktree-hint.js';
 import { printHelp } from './_file-command.js';
 
 const USAGE = `Usage: leap slice new ID --ball BALL:PATH[,PATH...] [--ball ...] [options]
@@ -46,7 +46,7 @@ const OPTIONS = {
 
 const BALL_VALUE = 'expected BALL:VALUE, BALL an id (1 to 64 of a-z 0-9 . _ -, starting with a letter or digit)';
 
-function split(option: string, text: string): { id: string; value: string } {
+function split(option: string, text: string) {
   const parts = splitBallArg(text);
   if (parts === null) throw new UsageError(`--${option} ${JSON.stringify(text)}: ${BALL_VALUE}`);
   return parts;
@@ -104,9 +104,8 @@ export const newCommand: Subcommand = async (argv, io) => {
   if (violations.length > 0) throw new UsageError(`the skeleton would be an invalid slice:${each}`);
   const text = `${JSON.stringify(slice, null, 2)}\n`;
   if (values.out === undefined) return (io.stdout(text), 0);
-  const out = resolve(io.cwd, values.out);
   try {
-    writeFileSync(out, text, { flag: values.force === true ? 'w' : 'wx' });
+    writeFileSync(resolve(io.cwd, values.out), text, { flag: values.force === true ? 'w' : 'wx' });
   } catch (cause) {
     const exists = (cause as NodeJS.ErrnoException).code === 'EEXIST';
     const why = exists ? 'the file exists (give --force to overwrite it)' : (cause as Error).message;

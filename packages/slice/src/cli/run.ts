@@ -1,6 +1,8 @@
-import { UsageError, findRepoRoot, showValue, type Subcommand } from '@leap/core';
-import { sliceExitCode } from '../exit-code.js';
-import { parseWithRunner } from './_runner-options.js';
+import { resolve } from 'node:path';
+import { UsageError, findRepoRoot, isProcessAlive, readLockHolder, resolveStateDir, shellWord } from '@leap/core';
+import { showValue, type Subcommand, type SubcommandIo } from '@leap/core';
+import { liveEngine, sliceBusy, sliceLockFile } from '../slice-lock.js';
+import { oneFile, parseWithRunner } from './_file-command.js';
 
 const USAGE = `\
 Usage: leap slice run FILE [--jobs N] [--agents FILE] [--builder A,B] [--reviewers A,B] [--alternates X,Y] \
@@ -70,8 +72,7 @@ const list = (value: string | undefined) => value?.split(',').flatMap((v) => v.t
 export const runCommand: Subcommand = async (argv, io) => {
   const { runner, usage, values, positionals, runnerValues } = await parseWithRunner(argv, OPTIONS, USAGE, io.cwd);
   if (values.help === true) return (io.stdout(`${usage}\n`), 0);
-  if (positionals.length !== 1) throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${usage}`);
-  const file = positionals[0] as string;
+  const file = oneFile(positionals, usage);
   const jobs = values.jobs === undefined ? undefined : Number(values.jobs);
   if (jobs !== undefined && (!Number.isInteger(jobs) || jobs < 1))
     throw new UsageError(`Expected --jobs to be a positive integer, got ${showValue(values.jobs)}`);
@@ -80,11 +81,8 @@ export const runCommand: Subcommand = async (argv, io) => {
   if (cost !== undefined && !(/^[0-9.]+$/.test(cost) && Number.isFinite(maxCost)))
     throw new UsageError(`Expected --max-cost to be a non-negative number of US dollars, got ${showValue(cost)}`);
   // Detached, the run itself checks the rest (the runner's options too), and its error is said as its own.
-  if (values.detach === true) {
-    const { detachSlice } = await import('./_detach-slice.js');
-    const rest = argv.filter((a) => a !== '--detach');
-    return detachSlice(file, rest, values.json === true, io);
-  }
+  const rest = argv.filter((a) => a !== '--detach');
+  if (values.detach === true) return detachSlice(file, rest, values.json === true, io);
   // The runner checks its options before the lock or any record: bad input leaves nothing behind.
   const createRunner = runner === null ? undefined : await runner.prepare(runnerValues, { cwd: io.cwd, env: io.env });
   // A bad leap.config.json is bad input (core's one reader of the project file).
@@ -92,14 +90,39 @@ export const runCommand: Subcommand = async (argv, io) => {
     values.notify !== undefined
       ? (await import('@leap/supervise')).splitNotify(values.notify)
       : await configNotify(io.cwd);
-  const [{ runSlice }, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
-  const { renderSummary } = await import('../engine/summary.js');
+  const [run, { sandboxFlag }] = await Promise.all([import('../engine/run-slice.js'), import('@leap/verify')]);
   const place = { file, cwd: io.cwd, env: io.env, jobs, agentsFile: values.agents, maxCostUsd: maxCost };
   const who = { builder: values.builder, reviewers: list(values.reviewers), alternates: list(values.alternates) };
   const progress = (line: string) => io.stderr(`leap slice: ${line}\n`);
   const sandbox = sandboxFlag(values.sandbox);
-  const summary = await runSlice({ ...place, ...who, progress, createRunner, notify, sandbox });
-  const code = sliceExitCode(summary.receipt);
-  io.stdout(values.json === true ? `${JSON.stringify({ ...summary, exitCode: code })}\n` : renderSummary(summary));
+  const summary = await run.runSlice({ ...place, ...who, progress, createRunner, notify, sandbox });
+  const code = run.sliceExitCode(summary.receipt);
+  io.stdout(values.json === true ? `${JSON.stringify({ ...summary, exitCode: code })}\n` : run.renderSummary(summary));
   return code;
 };
+
+// `--detach` (supervise's detach-run.ts): prints where to poll, or what a run that ended at once said.
+async function detachSlice(file: string, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
+  // Bad input is exit 2 before anything starts; the slice's id names the lock and the files.
+  const slice = (await import('../definition/read-slice.js')).readSlice(resolve(io.cwd, file));
+  const root = findRepoRoot(resolve(io.cwd));
+  if (root === null) throw new UsageError(`${file}: leap slice run works in a git repository; ${io.cwd} is not in one`);
+  const lockFile = sliceLockFile(root, slice.id);
+  const running = liveEngine(root, slice.id);
+  if (running !== null) throw sliceBusy(slice.id, running, lockFile);
+  const holder = () => {
+    const h = readLockHolder(lockFile);
+    return h !== null && isProcessAlive(h) ? h.pid : null;
+  };
+  const where = { stateDir: resolveStateDir(io.env, root), cwd: io.cwd, env: io.env, lockHolder: holder };
+  const { detachRun } = await import('@leap/supervise');
+  const run = await detachRun({ ...where, name: `slice-${slice.id}`, args: ['slice', 'run', ...args] });
+  const status = `leap slice status ${shellWord(file)}`;
+  if (!run.started) return (io.stdout(run.stdout), io.stderr(run.stderr), run.code);
+  const { pid, supervisor, out, err, wait } = run;
+  const said =
+    `slice ${slice.id}: run started detached, pid ${pid} (supervisor ${supervisor}); ` +
+    `poll: ${status}; output: ${out} and ${err}`;
+  io.stdout(`${json ? JSON.stringify({ pid, supervisor, slice: slice.id, status, out, err, wait }) : said}\n`);
+  return 0;
+}

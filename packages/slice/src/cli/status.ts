@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import type { Subcommand } from '@leap/core';
 import { readSlice } from '../definition/read-slice.js';
-import { requireRepoRoot } from '../definition/repo-root.js';
-import { mainWorktreeRoot } from '../definition/worktree-hint.js';
+import { mainWorktreeRoot, requireRepoRoot } from '../definition/worktree-hint.js';
 import { sliceStatus, type BallStatus } from '../definition/slice-status.js';
 import { reapSlice } from '../reap.js';
 import { readFileCommand } from './_file-command.js';

@@ -1,9 +1,8 @@
 import { resolve } from 'node:path';
-import { parseCli, UsageError, type Subcommand } from '@leap/core';
+import { parseCli, type Subcommand } from '@leap/core';
 import { loadSliceFile } from '../definition/read-slice.js';
-import type { Slice } from '../definition/slice-schema.js';
 import { reapFrom } from '../definition/worktree-hint.js';
-import { printHelp, sliceShape } from './_file-command.js';
+import { oneFile, printHelp, sliceShape } from './_file-command.js';
 
 const USAGE = `Usage: leap slice validate FILE [--json]
 
@@ -26,23 +25,18 @@ const TIE_ONLY =
   'loses (four times, then a hold); set "red_first": true to have the engine refuse such a proof before round one, ' +
   'or declare a metric to improve';
 
-function sliceWarnings(slice: Slice): { rule: 'tie-only'; ball: string; message: string }[] {
-  const tieOnly = slice.balls.filter((b) => b.proof.metric === undefined && b.red_first !== true);
-  return tieOnly.map((b) => ({ rule: 'tie-only', ball: b.id, message: `ball ${JSON.stringify(b.id)} ${TIE_ONLY}` }));
-}
-
 export const validateCommand: Subcommand = async (argv, io) => {
   if (printHelp(argv, io, USAGE)) return 0;
   // `validate FILE` has no option to parse: parseCli would only load and run util.parseArgs to say so.
   const { values, positionals } = argv.some((arg) => arg.startsWith('-'))
     ? parseCli(argv, { json: { type: 'boolean' } }, USAGE)
     : { values: {}, positionals: argv };
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1)
-    throw new UsageError(`expected one slice FILE, got ${positionals.length}\n${USAGE}`);
+  const file = oneFile(positionals, USAGE);
   const { slice, violations, waves = null } = loadSliceFile(resolve(io.cwd, file));
   if (slice !== null) await reapFrom(io.cwd, slice.id);
-  const warnings = slice === null ? [] : sliceWarnings(slice);
+  const tieOnly = slice?.balls.filter((b) => b.proof.metric === undefined && b.red_first !== true) ?? [];
+  const message = (id: string) => `ball ${JSON.stringify(id)} ${TIE_ONLY}`;
+  const warnings = tieOnly.map((b) => ({ rule: 'tie-only', ball: b.id, message: message(b.id) }));
   if (values.json === true) {
     const shape = { file, valid: slice !== null, slice: slice?.id ?? null, balls: slice?.balls.length ?? null };
     io.stdout(`${JSON.stringify({ ...shape, waves: waves?.length ?? null, violations, warnings })}\n`);

@@ -2,9 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LeapError, runGitSync } from '@leap/core';
-import { hashFile } from './hash-file.js';
 import { normalizeScopePath } from './scope-path.js';
-import { resolveInRepo } from './resolve-in-repo.js';
+import { hashFile, resolveInRepo } from './resolve-in-repo.js';
 import type { Receipt, Slice } from './slice-schema.js';
 
 export type CheckFileMapOptions = { root: string; slice: Slice; ball: string; passed: ReadonlySet<string> };

@@ -50,8 +50,7 @@ export function walkGraph(n: number, start: Int32Array, edges: readonly number[]
 
 // The graph of `ids` as walkGraph takes it; a dependency that names no ball is `unknown`'s (skipped when it returns).
 function adjacency(ids: string[], depsOf: (i: number) => readonly string[], unknown?: (i: number, d: string) => void) {
-  const index = new Map<string, number>();
-  for (let i = 0; i < ids.length; i++) index.set(ids[i] as string, i);
+  const index = new Map(ids.map((id, i) => [id, i]));
   const start = new Int32Array(ids.length + 1);
   const edges: number[] = [];
   for (let i = 0; i < ids.length; i++) {
@@ -85,6 +84,10 @@ export function planWaves(slice: Slice): string[][] {
   const cycle = cycles[0]?.map((i) => ids[i] as string);
   if (cycle !== undefined)
     throw fail(`dependency cycle: ${[...cycle, cycle[0]].map((c) => JSON.stringify(c)).join(' -> ')}`);
+  return wavesOf(ids, depth);
+}
+
+export function wavesOf(ids: readonly string[], depth: Int32Array): string[][] {
   const waves: string[][] = [];
   for (let i = 0; i < ids.length; i++) (waves[depth[i] as number] ??= []).push(ids[i] as string);
   return waves;

@@ -1,15 +1,13 @@
 // Read a slice file (UTF-8 JSON), then validate: `loadSliceFile` returns what it found, `readSlice` throws.
 import { isUtf8 } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { LeapError } from '@leap/core';
-import { foldsCase } from './case-folding.js';
-import { parseJsonText } from './parse-json.js';
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { LeapError, orElse } from '@leap/core';
+import { schemaProblems } from './schema-problems.js';
+import { wavesOf } from './plan-waves.js';
+import { checkSliceRules } from './slice-rules.js';
 import type { Slice } from './slice-schema.js';
-import { checkSlice } from './validate-slice.js';
 import type { Violation } from './violation.js';
-
-export { validateSlice } from './validate-slice.js';
 
 export class SliceFileError extends LeapError {
   readonly file: string;
@@ -27,10 +25,10 @@ export type LoadedSlice =
   | { slice: null; violations: Violation[]; waves?: undefined };
 
 /** `foldCase`: paths differing only in case are one file; by default, as the file system under the slice file does. */
-export type ReadSliceOptions = { foldCase?: boolean };
+type ValidateOptions = { foldCase?: boolean | (() => boolean) };
 
 /** Read and validate `file`; throws a SliceFileError (exit 2) only when it cannot be read at all. */
-export function loadSliceFile(file: string, options: ReadSliceOptions = {}): LoadedSlice {
+export function loadSliceFile(file: string, options: ValidateOptions = {}): LoadedSlice {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -51,8 +49,60 @@ export function loadSliceFile(file: string, options: ReadSliceOptions = {}): Loa
 }
 
 /** Read and fully validate a slice file; throws a SliceFileError (exit 2) listing every violation. */
-export function readSlice(file: string, options: ReadSliceOptions = {}): Slice {
+export function readSlice(file: string, options: ValidateOptions = {}): Slice {
   const loaded = loadSliceFile(file, options);
   if (loaded.slice === null) throw new SliceFileError(file, loaded.violations);
   return loaded.slice;
+}
+
+/** Every violation of `value` as a slice file and, for a valid slice, its waves (the rules walk the graph anyway). */
+function checkSlice(value: unknown, options: ValidateOptions = {}) {
+  const schema = schemaProblems(value);
+  const rules = checkSliceRules(value, { foldCase: options.foldCase ?? false, schemaValid: schema.length === 0 });
+  const violations = [...schema, ...rules.violations];
+  const ids = violations.length > 0 ? null : (value as Slice).balls.map((b) => b.id);
+  return { violations, waves: ids === null ? null : wavesOf(ids, rules.depth) };
+}
+
+export const validateSlice = (value: unknown, options: ValidateOptions = {}) => checkSlice(value, options).violations;
+
+// Whether a folder's file system folds case (macOS, Windows, ext4 casefold): found by looking, writing no file.
+const swapCase = (name: string): string =>
+  [...name].map((ch) => (ch === ch.toLowerCase() ? ch.toUpperCase() : ch.toLowerCase())).join('');
+
+/** True when `dir` (or, failing an entry with letters there, the nearest parent that has one) folds case. */
+export function foldsCase(dir: string): boolean {
+  for (let at = dir; ; at = dirname(at)) {
+    const name = orElse(() => readdirSync(at), []).find((n) => swapCase(n) !== n);
+    if (name !== undefined)
+      return orElse(() => {
+        const [a, b] = [lstatSync(join(at, name)), lstatSync(join(at, swapCase(name)))];
+        return a.ino === b.ino && a.dev === b.dev;
+      }, false);
+    if (dirname(at) === at) return false;
+  }
+}
+
+/** Where JSON.parse stopped, as `{ line, column }`, from its message's byte position. */
+export function jsonErrorPosition(text: string, message: string): { line: number; column: number } {
+  const at = /at position (\d+)/.exec(message);
+  const offset = at === null ? text.length : Number(at[1]);
+  const before = text.slice(0, offset);
+  return { line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
+/** The parsed value, or the problem as `LINE:COLUMN: malformed JSON: WHY`. */
+export function parseJsonText(text: string): { value: unknown } | { problem: string; line: number; column: number } {
+  // An editor's byte order mark is not content.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return { value: JSON.parse(body) as unknown };
+  } catch (error) {
+    const message = (error as Error).message;
+    const { line, column } = jsonErrorPosition(body, message);
+    const why = message
+      .replace(/ in JSON at position \d+.*$/s, '')
+      .replace(/^Unexpected end of JSON input$/, 'the text ends before the JSON value does');
+    return { problem: `${line}:${column}: malformed JSON: ${why}`, line, column };
+  }
 }

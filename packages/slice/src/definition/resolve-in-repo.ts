@@ -1,5 +1,6 @@
 // Where a scope path leads on disk: out of the repository, into .git or through a file is a path no ball can own.
-import { lstatSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { orElse } from '@leap/core';
 import { normalizeScopePath, scopePathProblem } from './scope-path.js';
@@ -55,4 +56,15 @@ export function resolveInRepo(root: string, path: string): PathState {
     if (isLast && !target.isFile()) return problem('is not a regular file');
   }
   return { kind: 'file' };
+}
+
+export function hashFile(root: string, path: string): string | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(root, path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+  return createHash('sha256').update(bytes).digest('hex');
 }

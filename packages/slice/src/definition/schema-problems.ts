@@ -1,7 +1,6 @@
 // The JSON Schema check by ajv's generated validators: an invalid slice is rechecked field by field for every problem.
 import { validateBalls, validateSliceShell } from './slice-validators.generated.js';
-import { NON_EMPTY_PATTERN } from './slice-id.js';
-import { fieldPath, isObject, showFound, type Violation } from './violation.js';
+import { NON_EMPTY_PATTERN, fieldPath, isObject, showFound, type Violation } from './violation.js';
 
 type AjvError = NonNullable<typeof validateBalls.errors>[number];
 
@@ -38,29 +37,27 @@ function unknownField(kind: string, shown: string): string {
   return `unknown field ${shown}: a ${KIND_NAMES[kind] ?? kind} has only ${(FIELDS[kind] ?? []).join(', ')}`;
 }
 
+const [SPAN, LINE] = ['[from, to]', 'a line number (an integer of at least 1)'];
+const FIXED: Record<string, string> = {
+  maxItems: SPAN,
+  items: SPAN,
+  exclusiveMinimum: LINE,
+  minimum: LINE,
+  maximum: LINE,
+};
+
 function expectation(error: AjvError, field: string): string {
   const p = error.params;
-  switch (error.keyword) {
-    case 'type':
-      return EXPECTED_BY_FIELD[field] ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
-    case 'pattern':
-      return p.pattern === NON_EMPTY_PATTERN
-        ? 'a non-empty string'
-        : (EXPECTED_BY_FIELD[field] ?? `a value matching ${String(p.pattern)}`);
-    case 'enum':
-      return EXPECTED_BY_FIELD[field] ?? `one of ${JSON.stringify(p.allowedValues)}`;
-    case 'minItems':
-      return /^\d+$/.test(field) ? '[from, to]' : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
-    case 'maxItems':
-    case 'items':
-      return '[from, to]';
-    case 'exclusiveMinimum':
-    case 'minimum':
-    case 'maximum':
-      return 'a line number (an integer of at least 1)';
-    default:
-      return `a value the schema accepts (${error.keyword})`;
-  }
+  const byField = EXPECTED_BY_FIELD[field];
+  if (error.keyword === 'type') return byField ?? `${/^[aeiou]/.test(String(p.type)) ? 'an' : 'a'} ${String(p.type)}`;
+  if (error.keyword === 'pattern')
+    return p.pattern === NON_EMPTY_PATTERN
+      ? 'a non-empty string'
+      : (byField ?? `a value matching ${String(p.pattern)}`);
+  if (error.keyword === 'enum') return byField ?? `one of ${JSON.stringify(p.allowedValues)}`;
+  if (error.keyword === 'minItems')
+    return /^\d+$/.test(field) ? SPAN : `at least ${String(p.limit)} item${p.limit === 1 ? '' : 's'}`;
+  return FIXED[error.keyword] ?? `a value the schema accepts (${error.keyword})`;
 }
 
 function describe(root: unknown, base: string, error: AjvError): { path: string; message: string } {
@@ -74,8 +71,8 @@ function describe(root: unknown, base: string, error: AjvError): { path: string;
     return { path: fieldPath(`${pointer}/${name}`), message: unknownField(objectKind(pointer), `"${name}"`) };
   }
   const field = pointer.slice(pointer.lastIndexOf('/') + 1);
-  const found = valueAt(root, pointer);
-  return { path: fieldPath(pointer), message: `expected ${expectation(error, field)}, found ${showFound(found)}` };
+  const found = showFound(valueAt(root, pointer));
+  return { path: fieldPath(pointer), message: `expected ${expectation(error, field)}, found ${found}` };
 }
 
 // A valid object of each kind: a checked field replaces its own, so the first problem found is that field's.
@@ -83,8 +80,9 @@ const SCOPE = { path: 'a', sha256: null };
 const PROOF = { argv: ['a'] };
 const LIVE = { argv: ['a'], timeout_s: 1 };
 const BALL = { id: 'a', goal: 'g', spec: '', scope: [SCOPE], proof: PROOF, rollback: '', deps: [] };
+const SLICE = { id: 'a', base: 'HEAD', spine: 'integrator', balls: [0] };
 const TEMPLATES: Record<string, Record<string, unknown>> = {
-  slice: { id: 'a', base: 'HEAD', spine: 'integrator', balls: [0] },
+  slice: SLICE,
   ball: BALL,
   scope: SCOPE,
   proof: PROOF,

@@ -1,25 +1,11 @@
 // CONTRACT section 7's rules between a slice's parts, all reported at once: a part the schema refused hides no other.
 import { walkGraph } from './plan-waves.js';
 import { isPlainLowercasePath, isPlainPath, normalizeScopePath, scopePathProblem } from './scope-path.js';
-import { ID_PATTERN } from './slice-id.js';
-import { isObject, type Violation } from './violation.js';
+import { ID_PATTERN, isObject, type Violation } from './violation.js';
 
-/** Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`. */
-export const RESERVED_BALL_IDS: readonly string[] = ['spine', 'run.json', 'record.json', 'engine.lock'];
+// Ball ids the engine's own branch and files use under `leap/SLICE/` and `.leap/SLICE/`.
+const RESERVED_BALL_IDS = ['spine', 'run.json', 'record.json', 'engine.lock'];
 const RESERVED = new Set(RESERVED_BALL_IDS);
-
-export interface RuleOptions {
-  /** Paths differing only in case are one file; a function is asked once, only if a path has a case-folding letter. */
-  foldCase: boolean | (() => boolean);
-  /** The slice matched its JSON Schema: every id matches ID_PATTERN already. */
-  schemaValid?: boolean;
-}
-
-export interface RuleCheck {
-  violations: Violation[];
-  /** `depth[i]` is ball i's wave; meaningful only when there is no violation. */
-  depth: Int32Array;
-}
 
 type Ids = readonly (string | undefined)[];
 type Items = readonly unknown[];
@@ -27,7 +13,7 @@ const NO_ITEMS: Items = [];
 const NO_FIELDS: Readonly<Record<string, unknown>> = {};
 
 /** Why `id` cannot be the last part of a git branch name, or null. */
-export function refNameProblem(id: string): string | null {
+function refNameProblem(id: string): string | null {
   if (id.includes('..')) return 'contains ".."';
   if (id.endsWith('.')) return 'ends with "."';
   if (id.endsWith('.lock')) return 'ends with ".lock"';
@@ -148,8 +134,11 @@ function baseRule(slice: Record<string, unknown>, out: Violation[]): void {
   if (why !== null) out.push({ rule: 'base', message: `base ${JSON.stringify(base)} ${why}`, balls: [], path: 'base' });
 }
 
-/** Every violation of the rules between the parts of `slice` (any value; a non-object has none), in rule order. */
-export function checkSliceRules(slice: unknown, options: RuleOptions): RuleCheck {
+type RuleOptions = { foldCase: boolean | (() => boolean); schemaValid?: boolean };
+
+/** Every violation of the rules between the parts of `slice` (any value), in rule order; `depth[i]`: ball i's wave.
+ * `foldCase`, a function asked once if a path has a case-folding letter; `schemaValid`: every id is well formed. */
+export function checkSliceRules(slice: unknown, options: RuleOptions) {
   if (!isObject(slice)) return { violations: [], depth: new Int32Array(0) };
   const balls: Items = Array.isArray(slice.balls) ? slice.balls : NO_ITEMS;
   const n = balls.length;

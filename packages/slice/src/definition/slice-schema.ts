@@ -1,6 +1,6 @@
 // The slice file's one schema (CONTRACT section 7) as zod, schemas/ generated from it; the rules are slice-rules.ts's.
 import { z } from 'zod';
-import { ID_PATTERN, NON_EMPTY_PATTERN } from './slice-id.js';
+import { ID_PATTERN, NON_EMPTY_PATTERN } from './violation.js';
 
 // A pattern, not `minLength`: ajv counts every code point for a minLength; the pattern reads one character.
 const nonEmpty = () => z.string().regex(new RegExp(NON_EMPTY_PATTERN), 'a non-empty string');
@@ -66,7 +66,6 @@ export const sliceSchema = z
   })
   .describe('A LEAP slice: balls, their dependencies, and the one write spine.');
 
-export type ScopeEntry = z.infer<typeof scopeEntrySchema>;
 export type MetricField = z.infer<typeof metricFieldSchema>;
 export type Proof = z.infer<typeof proofSchema>;
 export type LiveProof = z.infer<typeof liveSchema>;

@@ -7,37 +7,19 @@ import type { Receipt, Slice } from './slice-schema.js';
 
 type BallState = 'passed' | 'refused' | 'held' | 'running' | 'interrupted' | 'blocked' | 'waiting' | 'pending';
 
-export interface BallStatus {
+/** `lastRound.receipt` null: its proof failed and the next round follows; `after`: what a blocked ball waits on. */
+export type BallStatus = {
   ball: string;
   state: BallState;
   receipt: Receipt | null;
   reason: string | null;
   rounds: number;
-  /** The last round's receipt (null: its proof failed and the next round follows), when a round was recorded. */
-  lastRound: {
-    round: number;
-    receipt: Receipt | null;
-    reason: string | null;
-    /** Who built it, when builders whose vendor ran dry fell over to it first (absent otherwise). */
-    builder?: string;
-    /** The builders whose vendor ran dry on it before, with the cause (`cl rate-limit`); absent: none. */
-    fallovers?: string[];
-  } | null;
+  lastRound: ({ round: number } & ReturnType<typeof lastRoundOf>) | null;
   candidate: string | null;
   merged: string | null;
   checkpoint: string | null;
-  /** For a blocked or waiting ball: the dependencies (direct or not) that refused or have not passed. */
   after: string[];
-}
-
-export interface SliceStatus {
-  slice: string;
-  base: string | null;
-  engine: number | null;
-  record: string | null;
-  balls: BallStatus[];
-  unreadable: string[];
-}
+};
 
 function readRecord(file: string, unreadable: string[], label: string): Record<string, unknown> | null {
   try {
@@ -54,14 +36,11 @@ const asReceipt = (value: unknown): Receipt | null => (value === -1 || value ===
 const asString = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 function roundNumbers(dir: string): number[] {
-  return orElse(() => readdirSync(dir), [])
-    .map((n) => ROUND_RECORD.exec(n)?.[1])
-    .filter((n) => n !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
+  const numbers = orElse(() => readdirSync(dir), []).flatMap((n) => ROUND_RECORD.exec(n)?.[1] ?? []);
+  return numbers.map(Number).sort((a, b) => a - b);
 }
 
-export function sliceStatus(repoRoot: string, slice: Slice): SliceStatus {
+export function sliceStatus(repoRoot: string, slice: Slice) {
   const paths = slicePaths(repoRoot, slice.id);
   const rel = (file: string) => relative(repoRoot, file);
   const unreadable: string[] = [];
@@ -131,9 +110,11 @@ export function passedBalls(repoRoot: string, slice: Slice): Set<string> {
   return new Set(slice.balls.filter((b) => readRecord(paths.result(b.id), [], '')?.receipt === 1).map((b) => b.id));
 }
 
+type Said = { receipt: Receipt | null; reason: string | null };
+
 // A round's receipt and reason, its fall-overs (builders whose vendor ran dry on it) and who built it after them.
-function lastRoundOf(record: Record<string, unknown> | null): Omit<NonNullable<BallStatus['lastRound']>, 'round'> {
-  const said = { receipt: asReceipt(record?.receipt), reason: asString(record?.reason) };
+function lastRoundOf(record: Record<string, unknown> | null): { fallovers?: string[]; builder?: string } & Said {
+  const said: Said = { receipt: asReceipt(record?.receipt), reason: asString(record?.reason) };
   const list = Array.isArray(record?.fallovers) ? record.fallovers : [];
   const fallovers = list.flatMap((f) => {
     const { agent, cause } = (f ?? {}) as Record<string, unknown>;

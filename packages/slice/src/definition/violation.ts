@@ -1,3 +1,9 @@
+/** A slice or ball id (CONTRACT section 7), here so its readers need no zod. */
+export const ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** The JSON Schema pattern of a non-empty string (slice-schema.ts says why it is not a minLength). */
+export const NON_EMPTY_PATTERN = '^[\\s\\S]';
+
 /** A slice file's violation of its schema or of a CONTRACT section 7 rule; `path` as `balls[2].scope[0].path`. */
 export type Violation = { rule: string; message: string; balls: string[]; path?: string };
 

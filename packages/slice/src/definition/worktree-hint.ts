@@ -1,7 +1,7 @@
 // Whether a slice may have worktrees to reap, from git's files: no git process or heavy module for validate and plan.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { findRepoRoot, orElse } from '@leap/core';
+import { UsageError, findRepoRoot, orElse } from '@leap/core';
 
 function commonGitDir(repoRoot: string): string | null {
   const dotGit = join(repoRoot, '.git');
@@ -45,4 +45,12 @@ export async function reapFrom(cwd: string, sliceId: string): Promise<void> {
   const found = findRepoRoot(cwd);
   const root = found === null ? null : mainWorktreeRoot(found);
   if (root !== null && mayHaveSliceWorktrees(root, sliceId)) (await import('../reap.js')).reapSlice(root, sliceId);
+}
+
+/** The repository root above `cwd`; throws a UsageError (exit 2) outside any repository. */
+export function requireRepoRoot(cwd: string): string {
+  const root = findRepoRoot(cwd);
+  const where = `${resolve(cwd)} is not inside a git repository`;
+  if (root === null) throw new UsageError(`${where}: run the command in the repository the slice works on`);
+  return root;
 }

@@ -1,30 +1,18 @@
 // Every agent is resolved before anything runs, so an unknown name is bad input with nothing done.
 import { UsageError, showValue, type AgentDry } from '@leap/core';
 import type { Fallover, JurySummary } from './records.js';
+import type { RunSliceOptions } from './run-slice.js';
 
 export type RunBuilder = { name: string; family: string };
-
-export interface RunAgents {
-  builder: RunBuilder;
-  /** Every builder, in the order tried: `--builder A,B`, else the agents file's `roles.builder`, else claude. */
-  builders: RunBuilder[];
-  reviewers: string[];
-  alternates: string[];
-  file: string | null;
-}
+export type RunAgents = Awaited<ReturnType<typeof resolveAgents>>;
 
 const DEFAULT_REVIEWERS = ['claude', 'codex', 'gemini'];
-const DEFAULT_BUILDER = 'claude';
 const MIN_SEATS = 2;
 
 /** A UsageError names an unknown agent, or a builder the jury could never sit for (under two other families). */
-export async function resolveAgents(options: {
-  env: NodeJS.ProcessEnv;
-  agentsFile?: string;
-  builder?: string | string[];
-  reviewers?: string[];
-  alternates?: string[];
-}): Promise<RunAgents> {
+export async function resolveAgents(
+  options: Pick<RunSliceOptions, 'agentsFile' | 'builder' | 'reviewers' | 'alternates'> & { env: NodeJS.ProcessEnv },
+) {
   const { agentList, loadAgentRegistry, resolveAgent, withVendorFamily } = await import('@leap/verify');
   const registry = loadAgentRegistry(options.agentsFile, options.env);
   const named = (role: string, name: string) => {
@@ -34,12 +22,14 @@ export async function resolveAgents(options: {
       throw new UsageError(`${role}: ${(error as Error).message}`, { cause: error });
     }
   };
-  const option = typeof options.builder === 'string' ? agentList('--builder', options.builder) : options.builder;
-  const fromFile = option === undefined && registry.roles.builder !== undefined;
-  const from = fromFile ? `${registry.file}: "roles.builder"` : '--builder';
-  const builderNames = option ?? registry.roles.builder ?? [DEFAULT_BUILDER];
+  const option = options.builder === undefined ? undefined : agentList('--builder', options.builder);
+  const from =
+    option === undefined && registry.roles.builder !== undefined ? `${registry.file}: "roles.builder"` : '--builder';
+  const builderNames = option ?? registry.roles.builder ?? ['claude'];
   if (builderNames.length === 0) throw new UsageError('--builder: expected at least one agent name');
-  const builders = builderNames.map((n) => named(from, n)).map((a) => ({ name: a.name, family: a.family }));
+  const builders: RunBuilder[] = builderNames
+    .map((n) => named(from, n))
+    .map((a) => ({ name: a.name, family: a.family }));
   const reviewers = options.reviewers ?? DEFAULT_REVIEWERS;
   const alternates = options.alternates ?? [];
   const jury = reviewers.map((r) => named('--reviewers', r));

@@ -7,12 +7,10 @@ import { checkFileMap } from '../definition/index.js';
 import { changesOutsideLines, normalScopePath, commitAndCheck, commitStaged, hashCandidate } from './checkout.js';
 import { restoreToIndex, scopePaths, stageChanges, undoTo, unstagedChanges } from './checkout.js';
 import { judge } from './ball-jury.js';
-import { readBuilderAnswer } from './builder-answer.js';
-import { keepOrRevert } from './keep-or-revert.js';
+import { readBuilderAnswer } from './prompt.js';
 import { linkedPlaces, readLinks, restoreLinks, withLinked } from './linked.js';
-import { proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
-import type { ProofRun } from './records.js';
-import type { RoundRequest, RoundResult } from './round-types.js';
+import { keepOrRevert, proofIdleLimit, proofLeaves, proofPassed, runLive, runProof, type ProofPlace } from './proof.js';
+import type { ProofRun, RoundRequest, RoundResult } from './records.js';
 
 export interface RoundPlace {
   dir: string;

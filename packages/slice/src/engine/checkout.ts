@@ -1,7 +1,7 @@
 // What the engine reads in a ball's checkout: the candidate, what changed since the round's start, undo.
 import { statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { parseStatusV2, orElse } from '@leap/core';
+import { parseStatusV2, orElse, runGit } from '@leap/core';
 import type { Ball } from '../definition/slice-schema.js';
 import { git } from './git.js';
 
@@ -95,11 +95,24 @@ export async function changesOutsideLines(dir: string, start: string, path: stri
   for (const match of diff.matchAll(/^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@/gm)) {
     const from = Number(match[1]);
     const count = match[2] === undefined ? 1 : Number(match[2]);
-    const inside =
-      count === 0
-        ? lines.some(([a, b]) => from >= a - 1 && from <= b)
-        : lines.some(([a, b]) => from >= a && from + count - 1 <= b);
-    if (!inside) outside.push(count === 0 ? [from, from] : [from, from + count - 1]);
+    const last = count === 0 ? from : from + count - 1;
+    if (!lines.some(([a, b]) => from >= a - (count === 0 ? 1 : 0) && last <= b)) outside.push([from, last]);
   }
   return outside;
+}
+
+// A ball's candidate hash read from a commit (no checkout): a passed ball's bytes are checked on every run.
+export async function candidateAt(repo: string, commit: string, ball: Ball): Promise<string> {
+  const { candidateHash } = await import('@leap/verify');
+  const paths = scopePaths(ball);
+  const listing = await git(repo, ['ls-tree', '-r', '-z', commit, '--', ...paths]);
+  const files = [];
+  for (const entry of listing.split('\0').filter((e) => e !== '')) {
+    const [meta, path] = entry.split('\t') as [string, string];
+    const [, type, sha] = meta.split(' ');
+    if (type !== 'blob' || !paths.includes(path)) continue;
+    const { bytes } = await runGit(['cat-file', 'blob', sha as string], { cwd: repo, isolate: true, ceiling: true });
+    files.push({ path, bytes, kind: 'file' as const });
+  }
+  return candidateHash(files);
 }

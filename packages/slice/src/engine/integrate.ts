@@ -1,14 +1,20 @@
-// Passed balls merged onto leap/SLICE/spine one at a time, each checked byte for byte; then the aggregate jury.
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { Ball, LiveProof, Slice } from '../definition/slice-schema.js';
+// Passed balls merged onto leap/SLICE/spine in plan order, as far as every earlier ball has ended, one at a time, each
+// checked byte for byte; then the aggregate jury. The engine applies the results they return.
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { isoTimestamp } from '@leap/core';
+import type { Ball, LiveProof } from '../definition/slice-schema.js';
 import { presentScopeFiles, scopePaths } from './checkout.js';
 import { findConsumers, renderConsumers } from './consumers.js';
 import { commitTree, git, isAncestor, mergeCommits, mergeTree, resolveCommit, worktreeGit } from './git.js';
 import { ignoredEntries, linkEntries, linkedPlaces, withLinked } from './linked.js';
-import { proofIdleLimit, runLive, type LiveRun } from './proof.js';
-import { pruneWorktreeFolders, summarizeSeats, type JurySummary, type LiveEvidence } from './records.js';
-import type { SlicePaths } from './records.js';
+import { proofIdleLimit, runLive } from './proof.js';
+import { sitJury } from './ball-jury.js';
+import type { RunBuilder } from './agents.js';
+import { pruneWorktreeFolders, readRecord, writeRecord, type JurySummary, type LiveEvidence } from './records.js';
+import type { ResultRecord, RoundRecord, SlicePaths } from './records.js';
+import { progressOf, type BallsProgress } from './scheduler.js';
+import type { EngineContext } from './slice-engine.js';
 
 export type MergeOutcome = { ok: true; commit: string; already: boolean } | { ok: false; reason: string };
 
@@ -23,7 +29,7 @@ export async function ensureSpine(repo: string, slice: string, base: string): Pr
 }
 
 /** No checkout; `fresh`: the ball passed in this run, so it cannot be on the spine yet (no ancestry check). */
-export async function mergeBall(
+async function mergeBall(
   repo: string,
   slice: string,
   ball: Ball,
@@ -65,29 +71,16 @@ export async function mergeStart(repo: string, base: string, deps: string[], com
   return start;
 }
 
-export interface AggregateInput {
+/** `base`: what the spine's whole change is measured from, to find its consumers. */
+type SpineJuryInput = Pick<EngineContext, 'slice' | 'paths' | 'stateDir' | 'env' | 'agents' | 'authors' | 'say'> & {
   repo: string;
-  paths: SlicePaths;
-  slice: Slice;
-  stateDir: string;
-  env: NodeJS.ProcessEnv;
-  /** The slice's base: what the spine's whole change is measured from, to find its consumers. */
   base: string;
-  builder: string;
-  /** The builder's family, redacted from what the aggregate jury is shown. */
-  builderFamily?: string;
-  /** The families of the other builders whose work the spine holds: refused from the jury and redacted too. */
-  otherBuilderFamilies?: string[];
+  order: readonly string[];
   skipJurors?: string[];
-  reviewers: string[];
-  alternates: string[];
-  agentsFile: string | null;
-  authors: string[];
-}
+};
 
-/** The aggregate jury on the spine, in a worktree of the spine branch removed whatever the end. */
-export async function aggregateJury(input: AggregateInput): Promise<JurySummary & { leaves: string[] }> {
-  const { conveneJury, isTestFile } = await import('@leap/verify');
+/** The aggregate jury in a worktree of the spine (removed whatever the end), of no family of `builder` or `others`. */
+async function aggregateJury(input: SpineJuryInput, builder: RunBuilder, others: string[]) {
   const dir = input.paths.worktree('spine');
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
@@ -95,8 +88,6 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
   try {
     const linked = linkEntries(input.repo, dir, await ignoredEntries(input.repo, input.stateDir));
     const present = input.slice.balls.flatMap((b) => presentScopeFiles(dir, b));
-    const tests = present.filter((p) => isTestFile(p));
-    const files = present.filter((p) => !isTestFile(p));
     const goals = input.slice.balls.map((b) => `- ${b.id}: ${b.goal}`).join('\n');
     const diff = await git(dir, ['diff', '--name-only', '-z', input.base, 'HEAD']);
     const changed = diff.split('\0').filter((p) => p !== '');
@@ -114,26 +105,15 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
         return { value: cannotRun === null ? -1 : 0, reason, candidate: '', seats: [], refused: [], leaves: [], live };
       }
     }
-    try {
-      const { builder, otherBuilderFamilies, reviewers, alternates, authors } = input;
-      const seated = { builderFamily: builder, otherBuilderFamilies, reviewers, alternates, authors };
-      const skip = input.skipJurors === undefined ? {} : { skip: input.skipJurors };
-      const intent = `slice ${input.slice.id}: every ball's goal, merged on one spine`;
-      const criteria = `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`;
-      const shown = { files: files.length === 0 ? tests : files, tests: files.length === 0 ? [] : tests, cwd: dir };
-      const env = { ...input.env, VERI_STATE_DIR: input.stateDir };
-      const modelIds = input.builderFamily === undefined ? [] : [input.builderFamily];
-      const named = { agentsFile: input.agentsFile ?? undefined, builderName: builder, modelIds, leafKey: 'spine' };
-      const redact = { gitAliases: false, redactAuthors: true, eventFields: { slice: input.slice.id } };
-      const jury = await conveneJury({ ...seated, ...skip, intent, criteria, ...shown, env, ...named, ...redact });
-      const { value, reason, candidate, refused } = jury;
-      const leaves = jury.seats.map((s) => s.leaf);
-      const seats = summarizeSeats(jury.seats);
-      return { ...(live === undefined ? {} : { live }), value, reason, candidate, refused, leaves, seats };
-    } catch (error) {
-      const reason = `no aggregate jury: ${(error as Error).message}`;
-      return { value: 0, reason, candidate: '', seats: [], refused: [], leaves: [] };
-    }
+    const { reviewers, alternates, file } = input.agents;
+    const seated = { builderFamily: builder.name, otherBuilderFamilies: others, reviewers, alternates };
+    const intent = `slice ${input.slice.id}: every ball's goal, merged on one spine`;
+    const criteria = `Every goal holds together, and the balls' changes fit:\n${goals}${consumers}`;
+    const env = { ...input.env, VERI_STATE_DIR: input.stateDir };
+    const named = { agentsFile: file ?? undefined, builderName: builder.name, modelIds: [builder.family] };
+    const rest = { authors: input.authors, skip: input.skipJurors, eventFields: { slice: input.slice.id } };
+    const options = { ...seated, intent, criteria, env, ...named, leafKey: 'spine', ...rest };
+    return await sitJury(dir, present, options, ['no aggregate jury', ''], live);
   } finally {
     await worktreeGit(input.repo, ['remove', '--force', '--force', dir]).catch(() =>
       rmSync(dir, { recursive: true, force: true }),
@@ -142,7 +122,7 @@ export async function aggregateJury(input: AggregateInput): Promise<JurySummary 
   }
 }
 
-async function liveOnSpine(input: AggregateInput, live: LiveProof, dir: string, linked: string[]): Promise<LiveRun> {
+async function liveOnSpine(input: SpineJuryInput, live: LiveProof, dir: string, linked: string[]) {
   const { sandboxSetting, chooseSandbox, suiteSandbox } = await import('@leap/verify');
   const setting = sandboxSetting(undefined, input.env);
   const bwrap = setting === 'off' ? null : chooseSandbox(setting, input.env).bwrap;
@@ -151,4 +131,88 @@ async function liveOnSpine(input: AggregateInput, live: LiveProof, dir: string, 
   const env = { ...input.env, LEAP_SLICE: input.slice.id };
   const at = { cwd: dir, env, stateDir: input.stateDir, name: 'live-spine', idleMs: proofIdleLimit(env), sandbox };
   return runLive(live, { ...at, theirs: linkedPlaces(dir, linked) });
+}
+
+type MergeInput = Pick<EngineContext, 'slice' | 'paths' | 'log' | 'say'> & { repo: string; order: readonly string[] };
+
+export type MergeState = { cursor: number; spineTip: string };
+
+/** Merge what can be merged now; returns the new state and the results it changed (written already). */
+export async function mergeReady(input: MergeInput, balls: BallsProgress, from: MergeState) {
+  let { cursor, spineTip } = from;
+  const results = new Map<string, ResultRecord>();
+  while (cursor < input.order.length) {
+    const id = input.order[cursor] as string;
+    const state = progressOf(balls, id);
+    if (state.result === null) break;
+    cursor++;
+    const result = state.result;
+    if (result.receipt !== 1 || result.commit === null) continue;
+    const merged = await mergeBall(input.repo, input.slice.id, state.ball, result.commit, spineTip, !state.reused);
+    const at = { slice: input.slice.id, ball: id };
+    if (!merged.ok) {
+      const reason = `refused at the spine: ${merged.reason}`;
+      const refused: ResultRecord = { ...result, receipt: -1, reason, merged: null };
+      writeRecord(input.paths.result(id), refused);
+      results.set(id, refused);
+      input.log.emit('receipt', { ...at, value: -1, candidate: result.candidate, evidence: reason });
+      input.say(`ball ${id}: -1 refused at the spine: ${merged.reason}`);
+      continue;
+    }
+    spineTip = merged.commit;
+    if (result.merged !== merged.commit && !(merged.already && result.merged !== null)) {
+      const landed: ResultRecord = { ...result, merged: merged.commit };
+      writeRecord(input.paths.result(id), landed);
+      results.set(id, landed);
+    }
+    if (!merged.already) {
+      input.log.emit('merge', { ...at, commit: merged.commit, candidate: result.candidate as string });
+      input.say(`ball ${id}: merged onto ${spineBranch(input.slice.id)} at ${merged.commit.slice(0, 12)}`);
+    }
+  }
+  return { cursor, spineTip, results };
+}
+
+/** The aggregate jury on `spineCommit` (a pass recorded for it stands), of no family whose builder's work it holds. */
+export async function aggregateSpine(input: SpineJuryInput, spineCommit: string) {
+  const { agents, order, say } = input;
+  const kept = await Promise.all(order.map((id) => keptBuilderFamilies(input.repo, input.paths, id, spineCommit)));
+  const built = new Set(kept.flat());
+  const builder = agents.builders.find((b) => built.has(b.family)) ?? agents.builder;
+  const others = [...built].filter((f) => f !== builder.family);
+  const families = [builder.family, ...others].join(', ');
+  if (others.length > 0)
+    say(`aggregate jury: the spine holds work of builders of ${families}: no reviewer of those families sits`);
+  const earlier = readRecord<JurySummary & { spine: string }>(input.paths.aggregate);
+  if (earlier !== null && earlier.value === 1 && earlier.spine === spineCommit) {
+    say(`aggregate jury: passed on an earlier run for spine ${spineCommit.slice(0, 12)}`);
+    return { summary: earlier as JurySummary, leaves: [] as string[] };
+  }
+  say(`aggregate jury: convened on ${spineBranch(input.slice.id)} at ${spineCommit.slice(0, 12)}`);
+  const { leaves, ...summary } = await aggregateJury(input, builder, others);
+  writeRecord(input.paths.aggregate, { ...summary, spine: spineCommit, ts: isoTimestamp() });
+  say(`aggregate jury: ${summary.value}: ${summary.reason}`);
+  return { summary: summary as JurySummary, leaves };
+}
+
+// A candidate built on another builder's kept work (a fall-over, a held ball rerun) is judged by neither's family.
+export async function keptBuilderFamilies(repo: string, paths: SlicePaths, ball: string, tip: string) {
+  const dir = paths.ball(ball);
+  if (!existsSync(dir)) return [];
+  const episodes = readdirSync(dir).filter((f) => /^episode-\d+$/.test(f));
+  const folders = [dir, ...episodes.map((f) => join(dir, f))];
+  const families = new Set<string>();
+  for (const folder of folders)
+    for (let n = 1; n <= 4; n++) {
+      const round = readRecord<RoundRecord>(join(folder, `round-${n}.json`));
+      const family = round?.builder?.family;
+      if (round?.commit == null || typeof family !== 'string' || families.has(family)) continue;
+      if (await isAncestor(repo, round.commit, tip)) families.add(family);
+    }
+  return [...families];
+}
+
+export function builtBy(kept: readonly string[], builder: { family: string }): { builtBy?: string[] } {
+  const families = kept.filter((f) => f !== builder.family);
+  return families.length === 0 ? {} : { builtBy: families };
 }

@@ -1,7 +1,8 @@
 // The builder's prompt: the ball's goal, spec and scope fenced as reference data, and the previous round's receipt.
 import { randomBytes } from 'node:crypto';
 import type { Ball } from '../definition/slice-schema.js';
-import type { RoundRecord } from './records.js';
+import { orElse } from '@leap/core';
+import type { BuilderAnswer, RoundRecord } from './records.js';
 
 export interface PromptInput {
   slice: string;
@@ -57,4 +58,27 @@ ${fenced}
 End your answer with one JSON object on its own, your one hypothesis and the move you made:
 {"hypothesis": "...", "move": "..."}
 `;
+}
+
+// The builder's closing {"hypothesis", "move"} (CONTRACT section 7): recorded, never obeyed; it changes no receipt.
+const TAIL_CHARS = 16_000;
+const FIELD_CHARS = 2_000;
+
+/** The last JSON object of the answer holding a string `hypothesis` and a string `move`; null when there is none. */
+export function readBuilderAnswer(text: string): BuilderAnswer | null {
+  const tail = text.slice(-TAIL_CHARS).replace(/^[ \t]*(?:`{3,}|~{3,})[^\n]*$/gm, '');
+  const end = tail.lastIndexOf('}');
+  if (end === -1) return null;
+  // From the last closing brace back, the first opening brace that starts a JSON object ending there.
+  const before = (i: number) => (i === 0 ? -1 : tail.lastIndexOf('{', i - 1));
+  for (let start = before(end + 1); start !== -1; start = before(start)) {
+    const value = orElse(() => JSON.parse(tail.slice(start, end + 1)) as unknown, null);
+    if (value === null) continue;
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const { hypothesis, move } = value as Record<string, unknown>;
+    if (typeof hypothesis !== 'string' || typeof move !== 'string' || hypothesis.trim() === '' || move.trim() === '')
+      return null;
+    return { hypothesis: hypothesis.slice(0, FIELD_CHARS), move: move.slice(0, FIELD_CHARS) };
+  }
+  return null;
 }

@@ -4,12 +4,6 @@ import { isoTimestamp } from '@leap/core';
 import type { Slice } from '../definition/slice-schema.js';
 import type { JurySummary, ResultRecord, RoundRecord, RunRecord } from './records.js';
 
-interface ProvenanceReceipt {
-  step: 'round' | 'jury' | 'reproof' | 'result';
-  value: -1 | 0 | 1 | null;
-  candidate: string | null;
-}
-
 export interface ProvenanceInput {
   slice: Slice;
   run: RunRecord;
@@ -23,7 +17,7 @@ export function buildProvenance(input: ProvenanceInput): { record: unknown } | {
   for (const { id, round, result } of input.balls) {
     const ball = input.slice.balls.find((b) => b.id === id);
     if (ball === undefined) return { incomplete: `ball ${id} is not in the slice` };
-    const receipts: ProvenanceReceipt[] = [
+    const receipts = [
       { step: 'round', value: round.receipt, candidate: round.candidate },
       { step: 'jury', value: round.jury?.value ?? null, candidate: round.jury?.candidate ?? null },
       { step: 'reproof', value: round.reproof?.code === 0 ? 1 : null, candidate: round.reproof?.candidate ?? null },

@@ -1,32 +1,22 @@
 // The records of a slice under `.leap/SLICE/` (the README lists them): the engine writes, `status` reads.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { renameSync, rmdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ensureStateDir, isoTimestamp, writeFileAtomic, type AgentDryKind, type SlicePaths, orElse } from '@leap/core';
-import type { Receipt } from '../definition/slice-schema.js';
+import { appendEvent, createEvent, ensureStateDir, isoTimestamp, orElse, readEventContext } from '@leap/core';
+import { statePaths, writeFileAtomic, type AgentDryKind, type EventKind, type EventOf } from '@leap/core';
+import type { AgentDry, AgentUsage, BallRoundOutcome, BallRoundRequest, RunnerPlugin, SlicePaths } from '@leap/core';
+import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
 
-export interface ProofRun {
-  code: number;
-  metric: Record<string, number> | null;
-  ms: number;
-  note?: string;
-}
+export type ProofRun = { code: number; metric: Record<string, number> | null; ms: number; note?: string };
 
 /** `run.json`: the base resolved once, on the first run. */
 export type RunRecord = { slice: string; base: string; file: string; started: string };
 
-interface SeatSummary {
-  reviewer: string;
-  family: string;
-  verdict: string;
-  value: Receipt;
-  replaced: boolean;
-  /** The seat's vendor ran dry (its kind): the engine passes over this reviewer for the rest of the run. */
-  dry?: AgentDryKind;
-}
+type Seat = { reviewer: string; family: string; verdict: string; value: Receipt; replaced: boolean };
 
-export function summarizeSeats(seats: readonly (Omit<SeatSummary, 'dry'> & { dry?: { kind: AgentDryKind } })[]) {
-  return seats.map(({ reviewer, family, verdict, value, replaced, dry }): SeatSummary => {
+/** `dry`: the seat's vendor ran dry, and the engine passes over this reviewer for the rest of the run. */
+export function summarizeSeats(seats: readonly (Seat & { dry?: { kind: AgentDryKind } })[]) {
+  return seats.map(({ reviewer, family, verdict, value, replaced, dry }): Seat & { dry?: AgentDryKind } => {
     const seat = { reviewer, family, verdict, value, replaced };
     return dry === undefined ? seat : { ...seat, dry: dry.kind };
   });
@@ -36,7 +26,7 @@ export interface JurySummary {
   value: Receipt;
   reason: string;
   candidate: string;
-  seats: SeatSummary[];
+  seats: ReturnType<typeof summarizeSeats>;
   refused: { reviewer: string; family: string; reason: string }[];
   /** The slice's live proof on the spine (the aggregate's only). */
   live?: LiveEvidence;
@@ -45,47 +35,35 @@ export interface JurySummary {
 /** A builder that ran dry on a round (its `fallover` event's fields); the next builder took the round. */
 export type Fallover = { agent: string; family: string; cause: AgentDryKind; message: string };
 
-export interface RoundRecord {
+type RoundFields = 'receipt' | 'reason' | 'candidate' | 'changed' | 'commit' | 'builder' | 'answer' | 'live' | 'worker';
+/** `start`: the commit the round built on; `fallovers`: builders whose vendor ran dry on it first, in order. */
+export type RoundRecord = Pick<RoundResult, RoundFields> & {
   slice: string;
   ball: string;
   round: number;
-  /** null: the round's proof failed (or lost to the champion), the next round follows. */
-  receipt: Receipt | null;
-  reason: string;
-  candidate: string | null;
   proof: { code: number; metric: Record<string, number> | null } | null;
-  changed: string[];
   ts: string;
-  /** The commit the round built on, and the one holding its work (null when undone). */
   start: string;
-  commit: string | null;
-  builder: { agent: string; family: string; leaf: string; status: string | null };
-  /** The builders whose vendor ran dry on this round before `builder` built it, in order (absent: none). */
   fallovers?: Fallover[];
   champion?: ProofRun | null;
   jury?: JurySummary | null;
-  /** The proof run again after the jury, and the candidate hashed after it. */
-  reproof?: { code: number; candidate: string | null; ms?: number } | null;
-  worker?: string;
-  /** The builder's one hypothesis and its move, from the JSON block ending its answer (null: none given). */
-  answer?: BuilderAnswer | null;
-  live?: LiveEvidence;
-}
+  reproof?: RoundResult['reproof'];
+};
 
-export interface LiveEvidence {
+/** `output` holds the first 16 KiB of the `bytes` it printed. */
+export type LiveEvidence = {
   code: number;
   ms: number;
   sha256: string;
-  /** Every byte it printed; `output` holds the first 16 KiB. */
   bytes: number;
   truncated: boolean;
   output: string;
   note?: string;
-}
+};
 
 export type BuilderAnswer = { hypothesis: string; move: string };
 
-/** `BALL/result.json`: the ball's final receipt. */
+/** `BALL/result.json`: the ball's final receipt; `blockedBy`: it never ran, a dependency refused or held. */
 export interface ResultRecord {
   receipt: Receipt;
   reason: string;
@@ -94,7 +72,6 @@ export interface ResultRecord {
   merged: string | null;
   ts: string;
   commit: string | null;
-  /** Set when the ball never ran: a dependency refused or held. */
   blockedBy?: string[];
 }
 
@@ -175,3 +152,63 @@ export function retireRecord(paths: SlicePaths): void {
   mkdirSync(join(paths.dir, 'spine'), { recursive: true });
   renameSync(paths.record, join(paths.dir, 'spine', `record-${k}.json`));
 }
+
+type Fields<K extends EventKind> = Omit<EventOf<K>, 'ts' | 'event' | 'issue' | 'step' | 'skill_commit'>;
+
+export interface EngineLog {
+  emit<K extends 'ball' | 'round' | 'receipt' | 'merge' | 'fallover'>(kind: K, fields: Fields<K>): void;
+}
+
+export function engineLog(stateDir: string, env: NodeJS.ProcessEnv): EngineLog {
+  const context = readEventContext(stateDir, env);
+  const file = statePaths(stateDir).events;
+  return { emit: (kind, fields) => appendEvent(file, createEvent(kind, fields as never, context)) };
+}
+
+// The runner seam as the engine uses it: core's BallRoundRequest and BallRoundOutcome, with the ball's data.
+/** Everything a runner needs to build one round, as data (a distributed runner sends it over a queue). */
+export interface RoundRequest extends BallRoundRequest {
+  definition: Slice;
+  spec: Ball;
+  branch: string;
+  /** The commit the ball started from (base plus its dependencies' work): a `-1` undoes the ball back to it. */
+  start: string;
+  prompt: string;
+  reviewers: string[];
+  alternates: string[];
+  agentsFile: string | null;
+  /** The proof at the ball's start; null: measure it in the checkout before the builder runs. */
+  champion: ProofRun | null;
+  /** Run the file-map check in the fresh checkout first (round 1 of the ball's first episode). */
+  checkMap: boolean;
+  passed: string[];
+  timeoutMs: number;
+  /** Names and emails of the builder's side (the repository's git identity, the base's author), kept from jurors. */
+  authors: string[];
+  /** What is left of --max-cost as the round starts (null: no limit); a builder leaf spending more holds the ball. */
+  costLeftUsd: number | null;
+  /** Families of earlier builders whose kept work the round's commit holds: refused from its jury too. */
+  builtBy?: string[];
+  /** Jurors whose vendor ran dry earlier in the run: passed over, so a spent quota is not tried every round. */
+  skipJurors?: string[];
+}
+
+export interface RoundResult extends BallRoundOutcome {
+  receipt: Receipt | null;
+  proof: ProofRun | null;
+  changed: string[];
+  champion: ProofRun | null;
+  jury: JurySummary | null;
+  reproof: { code: number; candidate: string | null; ms?: number } | null;
+  builder: { agent: string; family: string; leaf: string; status: string | null };
+  /** The builder's `{"hypothesis", "move"}` (null: none, or not as asked). */
+  answer?: BuilderAnswer | null;
+  /** The live proof's run and its evidence (absent: the ball has no live proof, or the round did not reach it). */
+  live?: LiveEvidence;
+  leaves: { leaf: string; usage: AgentUsage | null }[];
+  worker?: string;
+  /** The builder's vendor ran dry: nothing built, the checkout reset; the next builder redoes the round, uncounted. */
+  dry?: AgentDry;
+}
+
+export type SliceRunner = RunnerPlugin<RoundRequest, RoundResult>;

@@ -4,18 +4,15 @@ import { resolve } from 'node:path';
 import { UsageError, findRepoRoot, readTimeLimit, resolveStateDir, showValue } from '@leap/core';
 import { readSlice } from '../definition/index.js';
 import type { Receipt } from '../definition/slice-schema.js';
-import { sliceExitCode } from '../exit-code.js';
 import { lockSlice } from '../slice-lock.js';
 import { reapSlice } from '../reap.js';
-import { resolveAgents, type RunAgents } from './agents.js';
+import { resolveAgents } from './agents.js';
 import { CostMeter } from './cost.js';
-import { engineLog } from './events.js';
 import { resolveCommit } from './git.js';
 import { ensureSpine } from './integrate.js';
 import { proofIdleLimit } from './proof.js';
-import { readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles } from './records.js';
-import type { Fallover, JurySummary, RunRecord } from './records.js';
-import type { SliceRunner } from './round-types.js';
+import { engineLog, readOrWriteRun, readRecord, slicePaths, writeIgnoreFiles } from './records.js';
+import type { RunRecord, SliceRunner } from './records.js';
 import { Engine } from './slice-engine.js';
 import { createLocalRunner, type LocalRunnerOptions } from '../runner/local-runner.js';
 
@@ -42,34 +39,7 @@ export interface RunSliceOptions {
   notify?: string[];
 }
 
-export interface BallSummary {
-  id: string;
-  wave: number;
-  receipt: Receipt;
-  reason: string;
-  rounds: number;
-  candidate: string | null;
-  merged: string | null;
-  reused: boolean;
-}
-
-export interface RunSummary {
-  slice: string;
-  base: string;
-  spine: string;
-  spineCommit: string;
-  /** 1 passed, -1 refused, 0 held or stopped; exit-code.ts maps it to the command's exit code. */
-  receipt: Receipt;
-  balls: BallSummary[];
-  aggregate: JurySummary | null;
-  reviewers: string[];
-  record: string | null;
-  wallMs: number;
-  spent: { usd: number; unknown: number; leaves: { leaf: string; usd: number | null }[] };
-  stopped: string | null;
-  /** Builders whose vendor ran dry in this run, in that order (skipped for the rest of it); absent: none. */
-  dried?: Fallover[];
-}
+export type RunSummary = Awaited<ReturnType<Engine['run']>>;
 
 /** Run a slice; returns its summary, or throws a LeapError (exit 2) for bad input before anything runs. */
 export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
@@ -87,7 +57,7 @@ export async function runSlice(options: RunSliceOptions): Promise<RunSummary> {
   const { chooseSandbox, sandboxSetting } = await import('@leap/verify');
   chooseSandbox(sandboxSetting(options.sandbox, env), env);
   const { agentsFile, builder, reviewers, alternates } = options;
-  const agents: RunAgents = await resolveAgents({ env, agentsFile, builder, reviewers, alternates });
+  const agents = await resolveAgents({ env, agentsFile, builder, reviewers, alternates });
   const paths = slicePaths(repoRoot, slice.id);
   const known = readRecord<RunRecord>(paths.run);
   const base = known?.base ?? (await resolveCommit(repoRoot, slice.base));
@@ -158,4 +128,38 @@ async function notifySliceEnd(argv: string[] | undefined, summary: RunSummary, o
   const said =
     told.problem === null ? `${event} told (leaf ${told.leaf})` : `${told.problem} (the run's result stands)`;
   place.say(`notify: ${said}`);
+}
+
+// `leap slice run`'s exit code (CONTRACT section 7), also the notify event's `code`; exits 2 and 1 are thrown earlier.
+export const sliceExitCode = (receipt: Receipt): 0 | 1 | 3 => (receipt === 1 ? 0 : receipt === -1 ? 1 : 3);
+
+// The summary ending `leap slice run`: balls, receipts, rounds, reviewers, builders that ran dry, wall time.
+const WORD = { 1: 'passed', 0: 'held', [-1]: 'refused' } as const;
+
+export function renderSummary(s: RunSummary): string {
+  const width = Math.max(4, ...s.balls.map((b) => b.id.length));
+  const lines = [
+    `slice ${s.slice}: ${WORD[s.receipt]} (${s.receipt}) on ${s.spine} at ${s.spineCommit.slice(0, 12)}` +
+      (s.stopped === null ? '' : `; ${s.stopped}`),
+    `${'ball'.padEnd(width)}  receipt  rounds  candidate     reason`,
+    ...s.balls.map(
+      (b) =>
+        `${b.id.padEnd(width)}  ${String(b.receipt).padStart(7)}  ${String(b.rounds).padStart(6)}  ` +
+        `${(b.candidate ?? '-').slice(0, 12).padEnd(12)}  ${b.reused ? '(passed earlier) ' : ''}${oneLine(b.reason)}`,
+    ),
+  ];
+  if (s.aggregate !== null) lines.push(`aggregate jury: ${s.aggregate.value}: ${oneLine(s.aggregate.reason)}`);
+  lines.push(`reviewers: ${s.reviewers.length === 0 ? 'none seated' : s.reviewers.join(', ')}`);
+  for (const d of s.dried ?? [])
+    lines.push(`ran dry: ${d.agent} (${d.family}) ${d.cause}: ${oneLine(d.message)}; skipped for the rest of the run`);
+  const unknown = s.spent.unknown > 0 ? ` (${s.spent.unknown} leaf/leaves reported no cost)` : '';
+  if (s.spent.leaves.length > 0) lines.push(`spent: $${s.spent.usd.toFixed(4)}${unknown}`);
+  if (s.record !== null) lines.push(`record: ${s.record}`);
+  lines.push(`wall time: ${(s.wallMs / 1000).toFixed(1)} s`);
+  return `${lines.join('\n')}\n`;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
 }

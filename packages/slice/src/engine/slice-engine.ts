@@ -3,22 +3,19 @@ import { planWaves } from '../definition/index.js';
 import type { Ball, Receipt, Slice } from '../definition/slice-schema.js';
 import { AgentsLedger, type RunAgents } from './agents.js';
 import { ballBranch, blockBall, finishBall, holdBall, type RecordsContext } from './ball-records.js';
-import { recordFallover, recordRound } from './ball-records.js';
+import { recordFallover, recordRound, resumeBalls } from './ball-records.js';
 import type { CostMeter } from './cost.js';
-import type { EngineLog } from './events.js';
 import { isAncestor, resolveCommit } from './git.js';
-import { builtBy, keptBuilderFamilies } from './kept-builders.js';
-import { mergeStart, spineBranch } from './integrate.js';
-import { aggregateSpine, mergeReady, type MergeState } from './integrator.js';
+import { aggregateSpine, builtBy, keptBuilderFamilies, mergeReady, mergeStart, spineBranch } from './integrate.js';
+import type { MergeState } from './integrate.js';
 import { renderBuilderPrompt } from './prompt.js';
 import { buildProvenance } from './provenance.js';
 import { readRecord, readRounds, retireRecord, writeRecord, type JurySummary, type ProofRun } from './records.js';
-import type { Fallover, ResultRecord, RoundRecord, RunRecord, SlicePaths } from './records.js';
-import { resumeBalls } from './resume.js';
-import type { RoundRequest, RoundResult, SliceRunner } from './round-types.js';
-import type { BallSummary, RunSummary } from './run-slice.js';
+import type { EngineLog, Fallover, ResultRecord, RoundRecord, RunRecord, SlicePaths } from './records.js';
+import type { RoundRequest, RoundResult, SliceRunner } from './records.js';
 import { freshProgress, nextMove, passedIds, progressOf, type BallProgress } from './scheduler.js';
 
+/** `stopped`: why the run was stopped (a signal), else null; `spineTip`: as the run starts (its only writer). */
 export interface EngineContext {
   slice: Slice;
   run: RunRecord;
@@ -33,10 +30,8 @@ export interface EngineContext {
   jobs: number;
   timeoutMs: number;
   meter: CostMeter;
-  /** Why the run was stopped (a signal), else null: asked before each ball and round. */
   stopped: () => string | null;
   file: string;
-  /** The spine's tip as the run starts: this engine is its only writer, under the slice's lock. */
   spineTip: string;
   authors: string[];
 }
@@ -58,25 +53,37 @@ export class Engine {
     this.merging = { cursor: 0, spineTip: c.spineTip };
   }
 
-  async run(started: number): Promise<RunSummary> {
+  async run(started: number) {
     const { c } = this;
     const waves = new Set([...this.states.values()].map((s) => s.wave)).size;
     const plan = `${this.order.length} ball(s) in ${waves} wave(s)`;
     const builders = c.agents.builders.map((b) => `${b.name} (${b.family})`).join(', then ');
     c.say(`slice ${c.slice.id}: base ${c.run.base.slice(0, 12)}, ${plan}, --jobs ${c.jobs}, builder ${builders}`);
+    const input = { repo: c.repoRoot, slice: c.slice.id, paths: c.paths, spineTip: this.merging.spineTip, say: c.say };
+    const { found, reopened } = await resumeBalls(input, this.order, this.states);
+    for (const [id, resumed] of found) Object.assign(progressOf(this.states, id), resumed);
     // A passed ball was reopened: the slice's earlier record no longer holds.
-    if (await this.resume()) retireRecord(c.paths);
+    if (reopened) retireRecord(c.paths);
     await this.schedule();
     await this.integrating;
     await this.integrate();
-    const balls = this.order.map((id) => this.summaryOf(id));
+    const balls = this.order.map((id) => {
+      const { wave, reused, result } = progressOf(this.states, id);
+      const { receipt, reason, rounds, candidate, merged } = result as ResultRecord;
+      return { id, wave, receipt, reason, rounds, candidate, merged, reused };
+    });
     let aggregate: JurySummary | null = null;
     let record: string | null = null;
     const allPassed = balls.every((b) => b.receipt === 1 && b.merged !== null);
     let receipt: Receipt = balls.some((b) => b.receipt === -1) ? -1 : allPassed ? 1 : 0;
     const spineCommit = this.merging.spineTip;
     if (receipt === 1 && c.stopped() === null) {
-      aggregate = await this.aggregate(spineCommit);
+      const places = { repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env, say: c.say };
+      const input = { ...places, base: c.run.base, agents: c.agents, authors: c.authors, order: this.order };
+      const jury = await aggregateSpine({ ...input, ...this.ledger.skipJurors() }, spineCommit);
+      c.meter.ran(jury.leaves.map((leaf) => ({ leaf, usage: null })));
+      this.ledger.noteSeats(jury.summary.seats);
+      aggregate = jury.summary;
       receipt = aggregate.value;
       if (aggregate.value === 1) {
         const spine = { branch: spineBranch(c.slice.id), commit: spineCommit };
@@ -104,14 +111,6 @@ export class Engine {
     return { ...head, aggregate, reviewers, record, wallMs, spent, stopped: c.stopped(), ...dried };
   }
 
-  private async resume(): Promise<boolean> {
-    const { c } = this;
-    const input = { repo: c.repoRoot, slice: c.slice.id, paths: c.paths, spineTip: this.merging.spineTip, say: c.say };
-    const { found, reopened } = await resumeBalls(input, this.order, this.states);
-    for (const [id, resumed] of found) Object.assign(progressOf(this.states, id), resumed);
-    return reopened;
-  }
-
   private halted(): string | null {
     return this.c.stopped() ?? (this.c.meter.over() ? this.c.meter.reason() : null);
   }
@@ -128,7 +127,7 @@ export class Engine {
           blockBall(this.records, state, move.on, move.why);
           continue;
         }
-        const hold = (reason: string) => holdBall(this.records, state, reason, [], state.rounds.length);
+        const hold = (reason: string) => holdBall(this.records, state, reason, { rounds: [], n: state.rounds.length });
         const halt = this.halted();
         if (halt !== null) {
           hold(halt);
@@ -178,7 +177,7 @@ export class Engine {
     let champion: ProofRun | null =
       state.rounds.length > 0 || (checkpoint !== null && goOn) ? readRecord<ProofRun>(c.paths.champion(ball.id)) : null;
     const rounds = [...state.rounds];
-    const hold = (reason: string) => holdBall(this.records, state, reason, rounds, rounds.length, commit, start);
+    const hold = (reason: string) => holdBall(this.records, state, reason, { rounds, n: rounds.length, commit, start });
     c.log.emit('ball', { slice: c.slice.id, ball: ball.id, state: 'dispatched', wave: state.wave });
     const from = rounds.length > 0 ? `, from round ${rounds.length + 1}` : '';
     c.say(`ball ${ball.id}: started (wave ${state.wave}${from}${checkpoint !== null ? ', from its checkpoint' : ''})`);
@@ -246,22 +245,6 @@ export class Engine {
     const { results, ...merging } = await mergeReady(input, this.states, this.merging);
     this.merging = merging;
     for (const [id, result] of results) progressOf(this.states, id).result = result;
-  }
-
-  private async aggregate(spineCommit: string): Promise<JurySummary> {
-    const { c } = this;
-    const places = { repo: c.repoRoot, paths: c.paths, slice: c.slice, stateDir: c.stateDir, env: c.env };
-    const input = { ...places, base: c.run.base, agents: c.agents, authors: c.authors, order: this.order, say: c.say };
-    const { summary, leaves } = await aggregateSpine({ ...input, ...this.ledger.skipJurors() }, spineCommit);
-    c.meter.ran(leaves.map((leaf) => ({ leaf, usage: null })));
-    this.ledger.noteSeats(summary.seats);
-    return summary;
-  }
-
-  private summaryOf(id: string): BallSummary {
-    const { wave, reused, result } = progressOf(this.states, id);
-    const { receipt, reason, rounds, candidate, merged } = result as ResultRecord;
-    return { id, wave, receipt, reason, rounds, candidate, merged, reused };
   }
 }
 

@@ -4,8 +4,8 @@ import { dirname } from 'node:path';
 import { buildRoundIn } from '../engine/build-round.js';
 import { git, worktreeGit } from '../engine/git.js';
 import { ignoredEntries, linkEntries } from '../engine/linked.js';
-import { pruneWorktreeFolders, type SlicePaths } from '../engine/records.js';
-import type { RoundRequest, RoundResult, SliceRunner } from '../engine/round-types.js';
+import { pruneWorktreeFolders, type RoundRequest, type RoundResult, type SliceRunner } from '../engine/records.js';
+import type { SlicePaths } from '../engine/records.js';
 
 export type LocalRunnerOptions = { repoRoot: string; paths: SlicePaths; stateDir: string; env: NodeJS.ProcessEnv };
 
