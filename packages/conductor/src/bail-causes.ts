@@ -1,5 +1,5 @@
-// CONTRACT section 9's bail causes and classes, decided here once, and the run's two endings (`Bail`, `Stopped`).
-import { NOTHING, merge, type Gathered } from './gathered.js';
+// CONTRACT section 9's bail causes and classes, the run's two endings (`Bail`, `Stopped`) and what a run gathers.
+import type { TddVerdict } from './index.js';
 
 /** `process`: the run's inputs or budget need a person; `system`: a leaf or an agent CLI failed. */
 export const BAIL_CLASSES = {
@@ -55,4 +55,37 @@ export function carrying(error: unknown, before: Gathered): unknown {
       : new Stopped(error.mode, error.where, all);
   again.stack = error.stack;
   return again;
+}
+
+// What a run gathers, as values: each stage returns its own, merged in order; an ending thrown carries it too.
+export interface Gathered {
+  /** The verdicts reached (the verifiers', the conductor's own REJECTs), in order: the result's. */
+  readonly verdicts: readonly TddVerdict[];
+  readonly leaves: number;
+  /** Trees whose suite passed (the baseline's, each verified refactor's): a later red's check skips them. */
+  readonly passedTrees: readonly string[];
+  /** Whether it ran `git commit` (each without its maintenance, which the run's end starts once). */
+  readonly committed: boolean;
+}
+
+export const NOTHING: Gathered = Object.freeze({
+  verdicts: Object.freeze([]),
+  leaves: 0,
+  passedTrees: Object.freeze([]),
+  committed: false,
+});
+
+export function merge(first: Gathered, then: Gathered): Gathered {
+  if (then === NOTHING) return first;
+  if (first === NOTHING) return then;
+  return {
+    verdicts: [...first.verdicts, ...then.verdicts],
+    leaves: first.leaves + then.leaves,
+    passedTrees: [...first.passedTrees, ...then.passedTrees],
+    committed: first.committed || then.committed,
+  };
+}
+
+export function gather(part: Partial<Gathered>): Gathered {
+  return { ...NOTHING, ...part };
 }

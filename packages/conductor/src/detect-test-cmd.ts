@@ -1,7 +1,7 @@
 // The test command when none is given (CONTRACT section 9): the one candidate the project's files suggest.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { shellWord } from '@leap/core';
+import { orElse, shellWord } from '@leap/core';
 
 export type TestCommandChoice =
   | { kind: 'found'; command: string; source: string }
@@ -10,13 +10,7 @@ export type TestCommandChoice =
 
 const NPM_DEFAULT = /no test specified/;
 
-function read(file: string): string | null {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
+const read = (file: string): string | null => orElse(() => readFileSync(file, 'utf8'), null);
 
 export function testCommandCandidates(root: string): { command: string; because: string }[] {
   const found: { command: string; because: string }[] = [];

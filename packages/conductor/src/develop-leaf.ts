@@ -1,16 +1,14 @@
 // A phase's developer leaf: launched (a dry vendor's leaf to the next agent), resumed, undone to its start, collected.
-import { statSync } from 'node:fs';
-import { relative } from 'node:path';
-import type { LedgerStep } from '@leap/core';
+import { lstatSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { orElse, parseStatusV2, type LedgerStep } from '@leap/core';
 import { clearApart, putBack, readExitFile } from '@leap/supervise';
 import { blockedReason } from '@leap/verify';
-import { Bail, carrying } from './bail-causes.js';
-import { developLeafName, type RunContext, type RunProgress } from './conductor.js';
-import { NOTHING, gather, type Gathered } from './gathered.js';
+import { Bail, NOTHING, carrying, gather, type Gathered } from './bail-causes.js';
+import type { RunContext, RunProgress } from './conductor.js';
 import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
 import { developerPrompt, type Phase } from './prompts.js';
 import type { RunJournal } from './run-files.js';
-import { addAll, dirtyPaths, readStateStatus, snapshotStateFolder, undoStateEdits } from './state-folder.js';
 import { activityFile, apartCopy, leaveOutUsersFiles, readLeafActivity, watchLeafActivity } from './user-writes.js';
 import type { LeafActivity, LeafWork } from './user-writes.js';
 
@@ -52,7 +50,7 @@ export async function resumeLeaf(p: PhaseRun): Promise<LeafActivity | null> {
 export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; activity: LeafActivity | null }> {
   const { ctx, progress, step, phase, index } = p;
   const j = progress.journal;
-  const name = developLeafName(phase, j.attempt);
+  const name = j.attempt === 1 ? `develop-${phase}` : `develop-${phase}-${j.attempt}`;
   // A first attempt starts from HEAD's tree; a revision from the attempts before it, as collect staged them.
   j.tree = j.attempt === 1 && j.retried === 0 ? null : await ctx.git.out(['write-tree']);
   j.state_before = await snapshotStateFolder(ctx);
@@ -104,14 +102,9 @@ export async function developLeaf(p: PhaseRun): Promise<{ gathered: Gathered; ac
 }
 
 export function blockedBail(who: string, index: number, step: LedgerStep, reason: string): Bail {
-  const kept =
-    'No revision was spent and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
-  return new Bail(
-    'needs-user',
-    `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\n${kept}`,
-    undefined,
-    true,
-  );
+  const says = `${who} says step ${index} "${step.title}" cannot be done as written:\n${reason}\nNo revision was spent`;
+  const kept = 'and every commit made is kept. Answer it (the issue, the test or the plan), then run again.';
+  return new Bail('needs-user', `${says} ${kept}`, undefined, true);
 }
 
 function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined): boolean {
@@ -120,12 +113,13 @@ function exitNewer(ctx: RunContext, leaf: string, startedAt: number | undefined)
 }
 
 // Back to the leaf's start: its work kept in an attempt ref (not what it did not write), then the journal's `tree`.
-async function restoreLeafStart({ ctx, progress, step, phase }: PhaseRun, work: LeafWork): Promise<void> {
-  const { tree, state_before: before } = progress.journal;
+async function restoreLeafStart(p: PhaseRun, work: LeafWork): Promise<void> {
+  const { ctx, step } = p;
+  const { tree, state_before: before } = p.progress.journal;
   await undoStateEdits(ctx, undefined, before ?? {});
   if ((await dirtyPaths(ctx)).length > 0) {
     await addAll(ctx);
-    const leave = await leaveOutUsersFiles(ctx, phase, step.title, work, "the unfinished leaf's attempt");
+    const leave = await leaveOutUsersFiles(p, work, "the unfinished leaf's attempt");
     const { preserveAttempt } = await import('@leap/ledger');
     const kept = await preserveAttempt({ issue: ctx.issue, step: step.title, cwd: ctx.root, env: ctx.env, leave });
     if (kept.ref !== null) await ctx.say(`the unfinished leaf's work is kept in ${kept.ref}`);
@@ -136,7 +130,8 @@ async function restoreLeafStart({ ctx, progress, step, phase }: PhaseRun, work: 
 }
 
 // After a developer leaf: back on the branch, its commits folded, its state edits undone, all staged but users' files.
-export async function collect({ ctx, progress, step, phase }: PhaseRun, work: LeafWork): Promise<Gathered> {
+export async function collect(p: PhaseRun, work: LeafWork): Promise<Gathered> {
+  const { ctx, progress, step, phase } = p;
   const base = progress.journal.phase_base as string;
   const ref = `refs/heads/${ctx.branch}`;
   const known = await readStateStatus(ctx, relative(ctx.root, ctx.paths.dir), true);
@@ -154,7 +149,7 @@ export async function collect({ ctx, progress, step, phase }: PhaseRun, work: Le
   }
   await undoStateEdits(ctx, moved ? undefined : known, progress.journal.state_before ?? {});
   await addAll(ctx);
-  await leaveOutUsersFiles(ctx, phase, step.title, work);
+  await leaveOutUsersFiles(p, work);
   if (phase !== 'red') return NOTHING;
   const committed = await commitOrBail(ctx, ['commit', '-q', '--allow-empty', '-F', '-'], `red: ${step.title}`);
   await ctx.say(`red commit ${(await ctx.heads.sha()).slice(0, 12)}: red: ${step.title}`);
@@ -165,11 +160,113 @@ export async function collect({ ctx, progress, step, phase }: PhaseRun, work: Le
 export async function commitOrBail(ctx: RunContext, args: string[], message: string): Promise<Gathered> {
   const done = await ctx.git(['-c', 'maintenance.auto=false', ...args], { input: `${message}\n`, allowFailure: true });
   const committed = gather({ committed: true });
-  if (done.code !== 0)
-    throw new Bail(
-      'commit-refused',
-      `git refused the commit "${message}": ${done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`}`,
-      committed,
-    );
+  const why = done.stderr.trim() || done.stdout.trim() || `exit ${done.code}`;
+  if (done.code !== 0) throw new Bail('commit-refused', `git refused the commit "${message}": ${why}`, committed);
   return committed;
+}
+
+// The state folder is the ledger's, the tracker's and the user's: a leaf's edits to it are undone, never committed.
+/** Uncommitted paths outside the state folder (tracked changes and untracked files not ignored). */
+export async function dirtyPaths(run: Pick<RunContext, 'git' | 'root' | 'paths'>): Promise<string[]> {
+  const status = await run.git(['status', '--porcelain=v1', '-z', '--untracked-files=all', '--ignore-submodules=all']);
+  const runRel = relative(run.root, run.paths.dir);
+  return status.stdout
+    .split('\0')
+    .filter((e) => e.length > 3)
+    .map((e) => e.slice(3))
+    .filter((p) => runRel.startsWith('..') || !(p === runRel || p.startsWith(`${runRel}/`)));
+}
+
+/** What the index changes against `commit` (renames as a deletion and an addition): each path and its status letter. */
+export async function stagedChanges(ctx: RunContext, commit: string): Promise<{ status: string; path: string }[]> {
+  const args = ['diff', '--cached', '--no-renames', '--name-status', '-z', commit, '--'];
+  const parts = (await ctx.git(args)).stdout.split('\0');
+  return parts.flatMap((status, i) => (i % 2 === 0 && i + 1 < parts.length ? [{ status, path: parts[i + 1]! }] : []));
+}
+
+async function addAll(ctx: RunContext): Promise<void> {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
+  const inside = stateRel !== '' && !stateRel.startsWith('..');
+  await ctx.git(['add', '-A', ...(inside ? ['--', '.', `:(exclude,literal)${stateRel}`] : [])]);
+}
+
+export interface StateStatus {
+  /** Untracked, or added to the index (not in HEAD): they go. */
+  remove: string[];
+  /** Every path whose index entry differs from HEAD's. */
+  indexed: string[];
+  /** Anything else of HEAD's: it comes back from HEAD. */
+  restore: string[];
+  /** HEAD's commit and its symbolic full name (`HEAD` when detached); with `branch` only. */
+  head?: { sha: string; on: string };
+}
+
+async function readStateStatus(ctx: RunContext, stateRel: string, branch: boolean): Promise<StateStatus> {
+  const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames'];
+  const status = parseStatusV2((await ctx.git([...args, ...(branch ? ['--branch'] : []), '--', stateRel])).stdout);
+  const found: StateStatus = { remove: [], restore: [], indexed: [] };
+  for (const { x, path } of status.entries) {
+    if (x !== '.' && x !== '?') found.indexed.push(path);
+    (x === '?' || x === 'A' ? found.remove : found.restore).push(path);
+  }
+  if (branch)
+    found.head = { sha: status.oid ?? '', on: status.branch === null ? 'HEAD' : `refs/heads/${status.branch}` };
+  return found;
+}
+
+/** The state folder's paths that differ from HEAD, each with its bytes' blob (null: absent). */
+export type StateSnapshot = Record<string, string | null>;
+
+/** The blobs are written to git's objects, so a leaf's undo can put the bytes back. */
+export async function snapshotStateFolder(ctx: RunContext): Promise<StateSnapshot> {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
+  if (stateRel.startsWith('..')) return {};
+  const { restore, remove } = await readStateStatus(ctx, stateRel, false);
+  return hashPaths(ctx, [...restore, ...remove], true);
+}
+
+async function hashPaths(ctx: RunContext, paths: readonly string[], write: boolean): Promise<StateSnapshot> {
+  const present = paths.filter((p) => isFile(join(ctx.root, p)));
+  const shas =
+    present.length === 0
+      ? []
+      : (await ctx.git(['hash-object', ...(write ? ['-w'] : []), '--no-filters', '--', ...present])).stdout
+          .trim()
+          .split('\n');
+  const found: StateSnapshot = {};
+  for (const p of paths) found[p] = null;
+  for (const [i, p] of present.entries()) found[p] = shas[i] ?? null;
+  return found;
+}
+
+const isFile = (file: string): boolean => orElse(() => lstatSync(file).isFile(), false);
+
+// A path as in HEAD goes back to HEAD, one in `before` to its bytes; `known`: a status read since HEAD last moved.
+export async function undoStateEdits(ctx: RunContext, known: StateStatus | undefined, before: StateSnapshot) {
+  const stateRel = relative(ctx.root, ctx.paths.dir);
+  if (stateRel.startsWith('..')) return;
+  const current = known ?? (await readStateStatus(ctx, stateRel, false));
+  const changedNow = new Set([...current.restore, ...current.remove]);
+  const restore = current.restore.filter((p) => !(p in before));
+  const remove = current.remove.filter((p) => !(p in before));
+  const mine = Object.keys(before);
+  const touched = mine.filter((p) => changedNow.has(p));
+  const now = await hashPaths(ctx, touched, false);
+  const putBack = mine.filter((p) => (changedNow.has(p) ? now[p] : 'as in HEAD') !== before[p]);
+  if (restore.length > 0) await ctx.git(['checkout', '-q', 'HEAD', '--', ...restore]);
+  for (const p of remove) rmSync(join(ctx.root, p), { force: true });
+  for (const p of putBack) {
+    const file = join(ctx.root, p);
+    const blob = before[p] as string | null;
+    rmSync(file, { force: true });
+    if (blob === null) continue;
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, (await ctx.git(['cat-file', 'blob', blob])).bytes);
+  }
+  // The run never stages the state folder: a phase's commit holds none of it.
+  const indexed = current.indexed.filter((p) => !restore.includes(p));
+  if (indexed.length > 0) await ctx.git(['reset', '-q', '--', ...indexed]);
+  const undone = [...restore, ...remove, ...putBack];
+  if (undone.length > 0)
+    await ctx.say(`a leaf edited the state folder (${undone.join(', ')}); its edits do not count and were undone`);
 }

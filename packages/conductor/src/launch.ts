@@ -1,78 +1,19 @@
-// Leaves, supervised in process with the seed's launch-line environment, their ends read by the bail table; the limits.
+// Leaves, supervised in process with the seed's launch-line environment, their ends read by the bail table; the cost.
 import { appendFileSync, statSync } from 'node:fs';
-import { relative } from 'node:path';
-import { formatSeconds, readStopRequest, readTimeLimit } from '@leap/core';
-import type { AgentDry, AgentRole, TimeLimit } from '@leap/core';
-import { type SuiteLimitError, runAgentLeaf, type AgentLeafResult } from '@leap/verify';
-import { agentWords } from './agent-words.js';
+import { appendEvent, createEvent, orElse, readStopRequest, readUsage } from '@leap/core';
+import type { AgentDry, AgentPlugin, AgentRole, AgentUsage } from '@leap/core';
+import { runAgentLeaf, type AgentLeafResult } from '@leap/verify';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
-import { Bail, Stopped, carrying } from './bail-causes.js';
-import type { ConductorSetup, RunBase, RunContext } from './conductor.js';
-import { gather, type Gathered } from './gathered.js';
-import { currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
-import { DEFAULT_IDLE_TIMEOUT } from './run-options.js';
-import { appendUsage, describeSpend, hasUsageSince, issueCosts } from './usage-log.js';
-import { suiteLimitNarration } from './watch-mode.js';
+import { Bail, Stopped, carrying, gather, type Gathered } from './bail-causes.js';
+import { suiteEnv } from './watch-mode.js';
+import type { RunContext } from './conductor.js';
+import { agentWords, currentAgent, dryCauses, type RoleAgent, type RunRole } from './run-agents.js';
 
 export function leafEnv(ctx: RunContext, step: string | null, phase: string, attempt: number): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...ctx.env,
-    VERI_TEST_CMD: ctx.testCmd,
-    VERI_ISSUE: String(ctx.issue),
-    LEAP_PHASE: phase,
-    LEAP_ATTEMPT: String(attempt),
-  };
-  Object.assign(env, limitsEnv(ctx.setup));
+  const env: NodeJS.ProcessEnv = { ...suiteEnv(ctx), LEAP_PHASE: phase, LEAP_ATTEMPT: String(attempt) };
   if (step === null) delete env.VERI_STEP;
   else env.VERI_STEP = step;
   return env;
-}
-
-/** --timeout (or leap.config.json) wins over VERI_TIMEOUT and the timeout file; the idle limit is on unless 0. */
-export function limitsEnv(setup: ConductorSetup): NodeJS.ProcessEnv {
-  const { timeout } = setup.effective;
-  return { ...(timeout === undefined ? {} : { VERI_TIMEOUT: timeout }), VERI_IDLE_TIMEOUT: idleLimit(setup).value };
-}
-
-export function suiteLimitBail(run: RunBase & { testCmd: string }, error: SuiteLimitError): Bail {
-  const own = { value: run.env.VERI_SUITE_TIMEOUT ?? '', source: error.source };
-  const { value, source } =
-    error.limit === 'idle' ? idleLimit(run.setup) : error.source === 'VERI_SUITE_TIMEOUT' ? own : timeLimit(run);
-  return new Bail(
-    'suite-limit',
-    suiteLimitNarration(run.root, run.testCmd, { limit: error.limit, lastLine: error.lastLine, value, source }),
-  );
-}
-
-function idleLimit(setup: ConductorSetup): { value: string; source: string } {
-  const { idleTimeout } = setup.effective;
-  if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
-  if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '')
-    return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
-  return { value: DEFAULT_IDLE_TIMEOUT, source: 'the default' };
-}
-
-function timeLimit(run: RunBase): { value: string; source: string } {
-  const { timeout } = run.setup.effective;
-  if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
-  let limit: TimeLimit;
-  try {
-    limit = readTimeLimit(run.paths.dir, run.issue, run.env);
-  } catch (error) {
-    return { value: 'unreadable', source: `${(error as Error).message}: every leaf will refuse to start` };
-  }
-  if (limit.source === 'VERI_TIMEOUT') return { value: run.env.VERI_TIMEOUT as string, source: 'VERI_TIMEOUT' };
-  const source = limit.source === 'default' ? 'the default' : relative(run.root, limit.source);
-  return { value: formatSeconds(limit.ms), source };
-}
-
-export function limitsLine(run: RunBase): string {
-  const time = timeLimit(run);
-  const idle = idleLimit(run.setup);
-  return (
-    `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} ` +
-    `(${idle.source}; no output and no CPU progress that long is killed-stuck)`
-  );
 }
 
 /** After the bail table: `retry` is worth one relaunch; `dry` hands the leaf to the role's next agent (fallOver). */
@@ -83,11 +24,7 @@ export type LeafEnd =
 
 export type Launched<End> = End & { readonly gathered: Gathered };
 
-function nextAgent(
-  ctx: RunContext,
-  role: RunRole,
-  developerFamily: string | undefined,
-): { next: RoleAgent | null; avoid: string | null } {
+function nextAgent(ctx: RunContext, role: RunRole, developerFamily: string | undefined) {
   const { agents } = ctx.setup;
   const avoid =
     role === 'verifier' ? (developerFamily ?? currentAgent(agents, ctx.dry, 'developer')?.agent.family ?? null) : null;
@@ -98,14 +35,10 @@ function nextAgent(
 export function agentFor(ctx: RunContext, role: RunRole, developerFamily?: string): RoleAgent {
   const { next, avoid } = nextAgent(ctx, role, developerFamily);
   if (next !== null) return next;
-  const why =
-    role === 'verifier' && avoid !== null
-      ? ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)`
-      : '';
-  throw new Bail(
-    'agent-failed',
-    `Every ${role} agent of the list ran dry${why}: ${dryCauses(ctx.setup.agents, ctx.dry, role)}.`,
-  );
+  const blind = ` (a verifier of the developer's family, ${avoid}, is not asked: blindness)`;
+  const why = role === 'verifier' && avoid !== null ? blind : '';
+  const causes = dryCauses(ctx.setup.agents, ctx.dry, role);
+  throw new Bail('agent-failed', `Every ${role} agent of the list ran dry${why}: ${causes}.`);
 }
 
 /** The agent is skipped for the rest of the run; the caller relaunches the leaf, not counted as a revision. */
@@ -122,10 +55,8 @@ export async function fallOver(
   const { next } = nextAgent(ctx, role, developerFamily);
   const fields = { leaf, role, agent: from.name, family: from.agent.family, cause: dry.kind, message: dry.message };
   ctx.event('fallover', { ...fields, next: next?.name ?? null }, step);
-  const then =
-    next === null
-      ? `no ${role} agent is left to take the leaf`
-      : `${next.name} takes the leaf (not counted as a revision)`;
+  const none = `no ${role} agent is left to take the leaf`;
+  const then = next === null ? none : `${next.name} takes the leaf (not counted as a revision)`;
   await ctx.say(`${leaf}: the ${role} agent ${from.name}'s vendor ran dry (${dry.kind}): ${dry.message}; ${then}`);
   return next ?? agentFor(ctx, role, developerFamily);
 }
@@ -155,14 +86,11 @@ export async function launchAgentLeaf(
       stateDir: ctx.paths.dir,
       env,
       preflight: false,
-      sandbox: agentLeafSandbox(ctx.setup.sandbox, role, chosen.agent, ctx.root, ctx.paths.dir, env, name),
+      sandbox: agentLeafSandbox(ctx, role, chosen.agent, env, name),
     });
     ctx.heads.invalidate();
-    try {
-      appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`);
-    } catch {}
-    if (!hasUsageSince(ctx.paths.events, offset, name))
-      appendUsage(ctx.paths.events, name, chosen.agent, result.answer?.usage, ctx.context(step));
+    orElse(() => appendFileSync(ctx.paths.err(name), `supervise[${name}]: ${result.status}\n`), null);
+    recordUsage(ctx, offset, name, chosen.agent, result.answer?.usage, step);
     checkCost(ctx);
     const end = classify(ctx, role, chosen, result, where, leafWords(chosen, result));
     return { ...(end ?? { kind: 'ok', result }), gathered: ran };
@@ -183,34 +111,19 @@ export function classify(
   const { name, status, code, failureKind: kind } = result;
   if (status === 'exited' && code === 0 && kind !== 'failed') return null;
   if (kind === 'failed' && result.dry !== null) return { kind: 'dry', dry: result.dry };
-  if (kind === 'missing' || (kind === null && status === 'failed-start')) {
-    throw new Bail(
-      'agent-missing',
-      `The ${agentLabel(role, chosen.name)} could not start: ${words || `${name} failed to start`}`,
-    );
-  }
-  const failed = (what: string) =>
-    new Bail(
-      'agent-failed',
-      `The ${agentLabel(role, chosen.name)} failed by itself (${what}); this does not count against the step. ` +
-        `It said:\n${words || '(nothing)'}`,
-    );
+  const label = agentLabel(role, chosen.name);
+  if (kind === 'missing' || (kind === null && status === 'failed-start'))
+    throw new Bail('agent-missing', `The ${label} could not start: ${words || `${name} failed to start`}`);
+  const said = `this does not count against the step. It said:\n${words || '(nothing)'}`;
+  const failed = (what: string) => new Bail('agent-failed', `The ${label} failed by itself (${what}); ${said}`);
   if (kind === 'failed' || status === 'failed-start') throw failed(name);
-  if (status === 'refused-stop' || status === 'killed-stop') {
-    throw new Stopped(
-      status === 'killed-stop' ? 'now' : stopMode(ctx),
-      status === 'killed-stop' ? `${where} (the running leaf ${name} was ended)` : where,
-    );
-  }
+  if (status === 'killed-stop') throw new Stopped('now', `${where} (the running leaf ${name} was ended)`);
+  if (status === 'refused-stop') throw new Stopped(stopMode(ctx), where);
   if (status === 'killed-signal')
     throw new Stopped('signal', `${where} (the conductor was signalled; ${name} was ended)`);
   if (status === 'killed-timeout' || status === 'killed-stuck') return { kind: 'retry', status };
-  if (status === 'killed-external') {
-    throw new Bail(
-      'killed-external',
-      `The ${role} leaf ${name} died of a signal veri did not send (killed-external): it is not relaunched.`,
-    );
-  }
+  const external = `${name} died of a signal veri did not send (killed-external): it is not relaunched.`;
+  if (status === 'killed-external') throw new Bail('killed-external', `The ${role} leaf ${external}`);
   throw failed(`${name} exited ${code}`);
 }
 
@@ -252,4 +165,49 @@ export function checkCost(ctx: RunContext): void {
         `past the budget of $${max} (--max-cost): ${spent.text}.`,
     );
   }
+}
+
+// What the leaves cost (CONTRACT section 10), for --max-cost; read through core's readUsage, the one reader.
+export function issueCosts(eventsFile: string, issue: number): { leaf: string; cost: number | null }[] {
+  return readUsage(eventsFile)
+    .filter((e) => e.issue === issue)
+    .map((e) => ({ leaf: e.leaf, cost: e.cost_usd }));
+}
+
+/** Whether a usage event for `leaf` follows byte `offset` (runAgentLeaf appends one when usage is reported). */
+export function hasUsageSince(eventsFile: string, offset: number, leaf: string): boolean {
+  return readUsage(eventsFile, offset).some((e) => e.leaf === leaf);
+}
+
+export function describeSpend(costs: { leaf: string; cost: number | null }[]): { total: number; text: string } {
+  const byLeaf = new Map<string, number>();
+  let total = 0;
+  for (const { leaf, cost } of costs) {
+    if (cost === null) continue;
+    total += cost;
+    byLeaf.set(leaf, (byLeaf.get(leaf) ?? 0) + cost);
+  }
+  return { total, text: [...byLeaf].map(([leaf, cost]) => `${leaf} $${cost.toFixed(4)}`).join(', ') };
+}
+
+/** A usage event for the leaf, unless runAgentLeaf appended one since byte `offset` (when usage is reported). */
+export function recordUsage(
+  ctx: RunContext,
+  offset: number,
+  leaf: string,
+  agent: AgentPlugin,
+  usage: AgentUsage | undefined | null,
+  step: string | null,
+): void {
+  if (hasUsageSince(ctx.paths.events, offset, leaf)) return;
+  const fields = {
+    leaf,
+    agent: agent.name,
+    family: agent.family,
+    model: usage?.model ?? null,
+    input_tokens: usage?.input_tokens ?? null,
+    output_tokens: usage?.output_tokens ?? null,
+    cost_usd: usage?.cost_usd ?? null,
+  };
+  appendEvent(ctx.paths.events, createEvent('usage', fields, ctx.context(step)));
 }

@@ -1,14 +1,11 @@
 // A phase's stages (develop, collect, verify, land), each journaled first: docs/decisions/conductor-resume.md.
 import { InternalError, type LedgerStep } from '@leap/core';
-import { GIT_FAILURE_EXIT } from './git.js';
-import { Bail, carrying } from './bail-causes.js';
-import { freshJournal, type RunContext } from './conductor.js';
-import { type PhaseRun, blockedBail, collect, developLeaf, leafWork, phaseWhere, resumeLeaf } from './develop-leaf.js';
-import { NOTHING, gather, merge, type Gathered } from './gathered.js';
-import { fallOver, type Launched } from './launch.js';
+import { Bail, NOTHING, carrying, gather, merge, type Gathered } from './bail-causes.js';
+import { GIT_FAILURE_EXIT, freshJournal, type RunContext } from './conductor.js';
+import { fallOver } from './launch.js';
 import { runVerification } from './verification.js';
-import type { Phase } from './prompts.js';
-import { dirtyPaths, stagedChanges } from './state-folder.js';
+import { type PhaseRun, blockedBail, collect, developLeaf, dirtyPaths, leafWork, resumeLeaf } from './develop-leaf.js';
+import { stagedChanges } from './develop-leaf.js';
 import type { LeafActivity } from './user-writes.js';
 
 export type PhaseStart = { passedTrees: readonly string[]; treeChecked: boolean };
@@ -55,15 +52,11 @@ async function verifyOnce(p: PhaseRun, start: PhaseStart): Promise<{ gathered: G
   const touched = phase === 'green' ? await testFilesChanged(ctx, base) : [];
   const red = touched.length > 0 ? `the red commit ${base.slice(0, 12)}` : '';
   const ground = `ground truth: the green phase changed or removed test files present at ${red}: ${touched.join(', ')}`;
-  const refactorBase = phase === 'refactor' ? base : undefined;
-  const family = j.developer_family;
-  const where = phaseWhere(p, `verify-${phase}`);
-  const ask = () => runVerification(ctx, step.title, phase, j.attempt, refactorBase, where, family, start.passedTrees);
-  const end = touched.length > 0 ? await ownReject(ctx, step.title, phase, ground) : await ask();
+  const end = touched.length > 0 ? await ownReject(p, ground) : await runVerification(p, start.passedTrees);
   let verified: string | null = null;
   try {
     if (end.kind === 'dry') {
-      await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, family);
+      await fallOver(ctx, 'verifier', end.verifier, `verify-${phase}`, end.dry, step.title, j.developer_family);
     } else if (end.kind === 'retry') {
       const cause = end.why.startsWith('killed-') ? (end.why as 'killed-timeout') : 'agent-failed';
       const twice = `The verifier leaf verify-${phase} failed twice (${end.why}): relaunched once already.`;
@@ -76,9 +69,19 @@ async function verifyOnce(p: PhaseRun, start: PhaseStart): Promise<{ gathered: G
     } else if (end.verdict === 'BLOCKED') {
       throw blockedBail(`The verifier of the ${phase} phase`, index, step, end.reason);
     } else {
-      const spent = j.attempt - 1 >= ctx.setup.revisions;
-      if (end.verdict === 'flaky' && spent) throw flakyBail(ctx, index, step, end.flaky ?? []);
-      if (spent) throw budgetBail(p, end.reason);
+      const { revisions } = ctx.setup;
+      const spent = `(--revisions ${revisions})`;
+      if (j.attempt - 1 >= revisions && end.verdict === 'flaky') {
+        const flaky = `a test passed once and failed once on the same tree (${(end.flaky ?? []).join(', ')})`;
+        const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
+        const left = `and no revision is left ${spent}. ${ask}`;
+        throw new Bail('needs-user', `Step ${index} "${step.title}" is not ticked: ${flaky}, ${left}`);
+      }
+      if (j.attempt - 1 >= revisions) {
+        const rejected = `The ${phase} phase of step ${index} "${step.title}" was rejected ${j.attempt} time`;
+        const budget = `the revision budget ${spent} is spent. The verifier's last reason: ${end.reason}`;
+        throw new Bail('revision-budget', `${rejected}${j.attempt === 1 ? '' : 's'}, and ${budget}`);
+      }
       // A rejected red is taken back (its tests stay staged), so history keeps one red commit per step.
       if (phase === 'red') await ctx.git(['reset', '-q', '--soft', base]);
       j.attempt++;
@@ -93,24 +96,6 @@ async function verifyOnce(p: PhaseRun, start: PhaseStart): Promise<{ gathered: G
   return { gathered: end.gathered, verified };
 }
 
-function budgetBail({ ctx, progress, step, phase, index }: PhaseRun, reason: string): Bail {
-  const { attempt } = progress.journal;
-  const times = `${attempt} time${attempt === 1 ? '' : 's'}`;
-  const rejected = `The ${phase} phase of step ${index} "${step.title}" was rejected ${times}`;
-  const spent = `the revision budget (--revisions ${ctx.setup.revisions}) is spent`;
-  return new Bail('revision-budget', `${rejected}, and ${spent}. The verifier's last reason: ${reason}`);
-}
-
-function flakyBail(ctx: RunContext, index: number, step: LedgerStep, tests: readonly string[]): Bail {
-  const flaky = `a test passed once and failed once on the same tree (${tests.join(', ')})`;
-  const ask = 'Make it deterministic, or tell the run it is known to be flaky, then run again.';
-  return new Bail(
-    'needs-user',
-    `Step ${index} "${step.title}" is not ticked: ${flaky}, ` +
-      `and no revision is left (--revisions ${ctx.setup.revisions}). ${ask}`,
-  );
-}
-
 // The recorded journal when it is this phase's, else a fresh one whose stage git decides (a made red is verified).
 async function alignJournal({ ctx, progress, step, phase }: PhaseRun, treeChecked: boolean) {
   const j = progress.journal;
@@ -119,13 +104,9 @@ async function alignJournal({ ctx, progress, step, phase }: PhaseRun, treeChecke
   const redDone = phase === 'red' && (await ctx.heads.subject()) === `red: ${step.title}`;
   // Only the first phase a process reaches can find changes it did not make: after that every change is its leaves'.
   const dirty = redDone || treeChecked ? [] : await dirtyPaths(ctx);
-  if (dirty.length > 0) {
-    throw new Bail(
-      'dirty-tree',
-      `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')}), ` +
-        `at step "${step.title}". Commit or remove them, then run again.`,
-    );
-  }
+  const changes = `The working tree has changes this run did not make (${dirty.slice(0, 5).join(', ')})`;
+  const at = `at step "${step.title}". Commit or remove them, then run again.`;
+  if (dirty.length > 0) throw new Bail('dirty-tree', `${changes}, ${at}`);
   progress.journal = freshJournal(j, ctx.testCmd, {
     step: step.title,
     phase,
@@ -154,17 +135,12 @@ async function testFilesChanged(ctx: RunContext, commit: string): Promise<string
   return found;
 }
 
-async function ownReject(
-  ctx: RunContext,
-  step: string,
-  phase: Phase,
-  reason: string,
-): Promise<Launched<{ kind: 'verdict'; verdict: 'REJECT'; reason: string; commit: null }>> {
+async function ownReject({ ctx, step: { title: step }, phase }: PhaseRun, reason: string) {
   const commit = (await ctx.git.out(['rev-parse', 'HEAD'])).trim();
   ctx.event('verdict', { phase, verdict: 'REJECT', reason, code: 1, commit }, step);
   await ctx.say(`verdict ${phase}: REJECT: ${reason}`);
-  const gathered = gather({ verdicts: [{ step, phase, verdict: 'REJECT', reason }] });
-  return { kind: 'verdict', verdict: 'REJECT', reason, commit: null, gathered };
+  const gathered = gather({ verdicts: [{ step, phase, verdict: 'REJECT' as const, reason }] });
+  return { kind: 'verdict' as const, verdict: 'REJECT' as const, reason, commit: null, gathered };
 }
 
 // The phase passed: red hands over to green; green is the tick; refactor ticks its criterion and clears.
@@ -217,10 +193,8 @@ async function tickCriterionWith(ctx: RunContext, step: LedgerStep): Promise<(()
     // `git add` refuses an ignored path: check-ignore, asked only then, tells that refusal from a failure.
     const added = await ctx.git(['add', '--', rel], { allowFailure: true });
     if (added.code !== 0 && (await ctx.git(['check-ignore', '-q', '--', rel], { allowFailure: true })).code !== 0) {
-      throw new InternalError(
-        `git add -- ${rel} failed (exit ${added.code}): ${added.stderr.trim() || added.stdout.trim()}`,
-        { exitCode: GIT_FAILURE_EXIT },
-      );
+      const why = added.stderr.trim() || added.stdout.trim();
+      throw new InternalError(`git add -- ${rel} failed (exit ${added.code}): ${why}`, { exitCode: GIT_FAILURE_EXIT });
     }
     return null;
   }

@@ -1,13 +1,11 @@
 // `--plan FILE` or a planning leaf's answer becomes the ledger, committed as `plan: issue N` (CONTRACT section 9).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { FileFormatError, UsageError, type ParsedPlan, type TrackerIssue } from '@leap/core';
 import { parsePlan } from '@leap/core/ledger';
-import { Bail, carrying } from './bail-causes.js';
+import { Bail, NOTHING, carrying, merge, type Gathered } from './bail-causes.js';
 import type { RunContext } from './conductor.js';
-import { NOTHING, merge, type Gathered } from './gathered.js';
 import { agentFor, fallOver, launchAgentLeaf } from './launch.js';
-import { commitOrBail } from './develop-leaf.js';
-import { dirtyPaths, snapshotStateFolder, undoStateEdits } from './state-folder.js';
+import { commitOrBail, dirtyPaths, snapshotStateFolder, undoStateEdits } from './develop-leaf.js';
 import { plannerPrompt } from './prompts.js';
 
 export const stepList = (steps: readonly { title: string; criterion: number | null }[]): string[] =>
@@ -31,12 +29,17 @@ function planCoverageProblem(plan: ParsedPlan, issue: TrackerIssue): string | nu
   return null;
 }
 
-/** Before anything is touched: a UsageError or FileFormatError naming the file and line. */
-export function checkPlanFile(text: string, file: string, issue: TrackerIssue): ParsedPlan {
-  const plan = parsePlan(text, file);
-  const problem = planCoverageProblem(plan, issue);
+/** `--plan FILE`, before anything is touched: a UsageError or FileFormatError naming the file and line. */
+export function readPlan(file: string, issue: TrackerIssue): { text: string; file: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new UsageError(`cannot read the plan file ${file}: ${(cause as Error).message}`, { cause });
+  }
+  const problem = planCoverageProblem(parsePlan(text, file), issue);
   if (problem !== null) throw new UsageError(`${file}: ${problem}`);
-  return plan;
+  return { text, file };
 }
 
 /** The ledger when HEAD has none; `treeChecked`: preflight found the tree clean; a bail carries what it got. */
@@ -123,10 +126,8 @@ async function commitPlan(ctx: RunContext, text: string, source: string, clean: 
   }
   await ctx.git(['add', '--', ...add]);
   const committed = await commitOrBail(ctx, ['commit', '-q', '-F', '-', '--', ...add], `plan: issue ${ctx.issue}`);
+  const head = (await ctx.heads.sha()).slice(0, 12);
   const count = plan.steps.length;
-  const steps = stepList(plan.steps).join('\n');
-  await ctx.say(
-    `plan commit ${(await ctx.heads.sha()).slice(0, 12)}: ${count} step${count === 1 ? '' : 's'}\n${steps}`,
-  );
+  await ctx.say(`plan commit ${head}: ${count} step${count === 1 ? '' : 's'}\n${stepList(plan.steps).join('\n')}`);
   return committed;
 }

@@ -1,24 +1,17 @@
-// The run's agents by role (CONTRACT section 9): a role's list is tried in order as vendors run dry, within blindness.
-import { UsageError, findExecutable, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
-import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent, type AgentRegistry } from '@leap/verify';
+// The run's agents by role (CONTRACT section 9): each list tried in order as vendors run dry; a failing CLI's words.
+import { UsageError, findExecutable, orElse, type AgentDry, type AgentPlugin, type AgentRole } from '@leap/core';
+import { BUILTIN_AGENTS, agentList, loadAgentRegistry, resolveAgent } from '@leap/verify';
 
 export type RoleAgent = { name: string; agent: AgentPlugin };
 
 export type RunRole = 'developer' | 'verifier' | 'planner';
 
-export interface RunAgents {
-  developer: RoleAgent;
-  verifier: RoleAgent;
-  planner: RoleAgent;
-  lists: Record<RunRole, RoleAgent[]>;
-  allowSameFamily: boolean;
-  registry: AgentRegistry;
-}
+export type RunAgents = ReturnType<typeof resolveRunAgents>;
 
 export function resolveRunAgents(
   options: { developer?: string; verifier?: string; planner?: string; agentsFile?: string; allowSameFamily?: boolean },
   env: NodeJS.ProcessEnv,
-): RunAgents {
+) {
   const registry = loadAgentRegistry(options.agentsFile, env);
   const pick = (name: string): RoleAgent => ({ name, agent: resolveAgent(name, registry) });
   const listOf = (role: RunRole): RoleAgent[] | null => {
@@ -66,12 +59,7 @@ export function resolveRunAgents(
 export type DryAgents = Map<string, AgentDry & { role: RunRole }>;
 
 /** The first of the role's list not dry (a verifier not of `avoidFamily`, unless allowed); null when none is left. */
-export function currentAgent(
-  agents: RunAgents,
-  dry: DryAgents,
-  role: RunRole,
-  avoidFamily: string | null = null,
-): RoleAgent | null {
+export function currentAgent(agents: RunAgents, dry: DryAgents, role: RunRole, avoidFamily: string | null = null) {
   const blind = role === 'verifier' && !agents.allowSameFamily && avoidFamily !== null;
   return agents.lists[role].find((a) => !dry.has(a.name) && !(blind && a.agent.family === avoidFamily)) ?? null;
 }
@@ -105,4 +93,37 @@ export function sameFamily(agents: RunAgents): string {
 export function listWords(list: readonly RoleAgent[]): string {
   const [first, ...rest] = list.map((a) => a.name);
   return rest.length === 0 ? (first ?? '') : `${first} (then ${rest.join(', then ')}, should a vendor run dry)`;
+}
+
+// What an agent CLI said when it failed by itself, in its own words, for the bail's narration.
+const MAX = 600;
+
+/** Its plugin's explanation (never raw stream-json), else its answer text if it parses, else its last lines. */
+export function agentWords(agent: AgentPlugin, stdout: string, stderr: string): string {
+  const explained = agent.explainFailure?.(stdout, stderr)?.trim() ?? '';
+  const notSupervisor = stderr.split('\n').filter((l) => !/^supervise\[/.test(l));
+  const err = lastLines(notSupervisor.join('\n'));
+  const words = explained || [outWords(agent, stdout), err].filter((w) => w !== '').join('\n');
+  return words.length > MAX ? `${words.slice(0, MAX)}…` : words;
+}
+
+function outWords(agent: AgentPlugin, stdout: string): string {
+  return orElse(() => agent.parseAnswer(stdout).text.trim(), null) ?? jsonWords(stdout) ?? lastLines(stdout);
+}
+
+// A JSON result line the plugin takes as no answer (claude's `is_error`): its `result`, `error` or `message`.
+function jsonWords(stdout: string): string | null {
+  const last = stdout.trim().split('\n').at(-1) ?? '';
+  const data = last.startsWith('{') ? orElse(() => JSON.parse(last) as Record<string, unknown>, null) : null;
+  const words = [data?.result, data?.error, data?.message].find((w) => typeof w === 'string' && w.trim() !== '');
+  return (words as string | undefined)?.trim() ?? null;
+}
+
+function lastLines(text: string, count = 4): string {
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(-count)
+    .join('\n');
 }

@@ -1,25 +1,23 @@
-// A run's ends (CONTRACT section 9): its result; done, its pull request; a stop honoured; a bail's revert, narrated.
-import { clearStop, type LedgerStep } from '@leap/core';
-import { type Bail, type Stopped, bailClass } from './bail-causes.js';
-import { Preflighted, RunContext, freshJournal, type RunBase, type RunProgress } from './conductor.js';
+// A run's ends (CONTRACT section 9): its result, exit code; done, its pull request; a stop; a bail's revert; --notify.
+import { clearStop, orElse, type LedgerStep } from '@leap/core';
+import { type Bail, type Gathered, type Stopped, bailClass } from './bail-causes.js';
+import { RunContext, freshJournal, type RunBase, type RunProgress } from './conductor.js';
 import { stepList } from './plan.js';
 import { listWords, sameFamily } from './run-agents.js';
 import { removeJournal } from './run-files.js';
-import type { Gathered } from './gathered.js';
-import type { TddRunEnd } from './types.js';
+import { definedOnly } from './run-options.js';
+import type { TddRunEnd, TddRunResult } from './index.js';
 
-export async function buildResult(
-  run: RunBase,
-  gathered: Gathered,
-  end: Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>,
-  started: number,
-): Promise<TddRunEnd> {
-  let steps: TddRunEnd['steps'] = [];
-  try {
-    steps = run.readLedger().steps.map((s) => ({ title: s.title, state: s.state }));
-  } catch {
-    // No ledger yet (a bail in preflight or planning).
-  }
+const EXIT_CODES = { done: 0, bailed: 1, stopped: 3 } as const satisfies Record<TddRunResult['outcome'], number>;
+
+/** Section 9's exit code of an outcome; bad input (2) is a UsageError thrown before anything runs. */
+export const exitCode = (outcome: TddRunResult['outcome']) => EXIT_CODES[outcome];
+
+type End = Pick<TddRunEnd, 'outcome' | 'bail' | 'stoppedAt' | 'pullRequest'>;
+
+export async function buildResult(run: RunBase, gathered: Gathered, end: End, started: number): Promise<TddRunEnd> {
+  // No ledger yet: a bail in preflight or planning.
+  const steps = orElse(() => run.readLedger().steps.map((s) => ({ title: s.title, state: s.state })), []);
   let commits: TddRunEnd['commits'] = [];
   if (run instanceof RunContext && run.startHead !== '') {
     const range = `${run.startHead}..HEAD`;
@@ -30,9 +28,7 @@ export async function buildResult(
       .map((l) => ({ sha: l.slice(0, l.indexOf('\t')), subject: l.slice(l.indexOf('\t') + 1) }));
   }
   const ms = Math.round(performance.now() - started);
-  const result: TddRunEnd = { ...end, steps, commits, verdicts: [...gathered.verdicts], leaves: gathered.leaves, ms };
-  for (const key of ['bail', 'stoppedAt', 'pullRequest'] as const) if (result[key] === undefined) delete result[key];
-  return result;
+  return definedOnly({ ...end, steps, commits, verdicts: [...gathered.verdicts], leaves: gathered.leaves, ms });
 }
 
 /** End the run at a stop: record it, consume the request, say where. `inFlight`: the step the run was in, or null. */
@@ -49,12 +45,7 @@ export async function endStopped(run: RunBase, stop: Stopped, inFlight: LedgerSt
 }
 
 /** Keep finished steps, preserve and revert the half-done `inFlight` (as the ledger had it when reached), narrate. */
-export async function endBailed(
-  run: RunBase,
-  progress: RunProgress,
-  bail: Bail,
-  inFlight: LedgerStep | null,
-): Promise<NonNullable<TddRunEnd['bail']>> {
+export async function endBailed(run: RunBase, progress: RunProgress, bail: Bail, inFlight: LedgerStep | null) {
   let narration = bail.narration;
   // A dirty tree is the person's: it is said, never preserved or reverted.
   const step = bail.bailCause === 'dirty-tree' ? null : inFlight;
@@ -67,7 +58,7 @@ export async function endBailed(
     j.step === step.title &&
     j.phase === 'green' &&
     j.phase_base !== null;
-  if (step !== null && run instanceof Preflighted) {
+  if (step !== null && run instanceof RunContext) {
     try {
       if (
         !keepRed &&
@@ -79,17 +70,16 @@ export async function endBailed(
       const { preserveAttempt } = await import('@leap/ledger');
       const kept = await preserveAttempt({ issue: run.issue, step: step.title, cwd: run.root, env: run.env });
       run.heads.invalidate();
-      if (kept.ref !== null)
-        narration +=
-          `\nThe half-done step's work is kept in ${kept.ref} (${kept.paths.length} ` +
-          `file${kept.paths.length === 1 ? '' : 's'}) and reverted; finished steps keep their commits.`;
+      const files = `${kept.paths.length} file${kept.paths.length === 1 ? '' : 's'}`;
+      const reverted = 'and reverted; finished steps keep their commits.';
+      if (kept.ref !== null) narration += `\nThe half-done step's work is kept in ${kept.ref} (${files}) ${reverted}`;
     } catch (error) {
       narration += `\nThe half-done step could not be preserved: ${(error as Error).message}`;
     }
   }
   progress.journal = freshJournal(
     j,
-    run instanceof Preflighted ? run.testCmd : '',
+    run instanceof RunContext ? run.testCmd : '',
     keepRed ? { step: j.step, phase: 'green', phase_base: j.phase_base } : {},
   );
   progress.saveJournal();
@@ -126,9 +116,36 @@ export async function finish(ctx: RunContext, base: string | null): Promise<{ ur
     issue: ctx.issue,
   });
   removeJournal(ctx.paths, ctx.issue);
-  await ctx.say(
-    `done: ${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'} of issue ${ctx.issue}, ` +
-      `every criterion ticked; draft pull request ${pr.url}`,
-  );
+  const steps = `${ledger.steps.length} step${ledger.steps.length === 1 ? '' : 's'}`;
+  await ctx.say(`done: ${steps} of issue ${ctx.issue}, every criterion ticked; draft pull request ${pr.url}`);
   return pr;
+}
+
+// `--notify CMD` (CONTRACT section 14): the user's, so unsandboxed; its failure is narrated, never the result.
+const EVENTS = { done: 'done', stopped: 'stop', bailed: 'bail' } as const;
+
+export async function notifyEnd(run: RunBase, result: TddRunEnd): Promise<TddRunEnd> {
+  const argv = run.setup.effective.notify;
+  if (argv === undefined || argv.length === 0) return result;
+  const event = result.bail?.cause === 'cost-budget' ? 'cost-budget' : EVENTS[result.outcome];
+  const { runNotify } = await import('@leap/supervise');
+  const payload = {
+    issue: run.issue,
+    title: run.setup.issueData.title,
+    branch: run.branch,
+    outcome: result.outcome,
+    code: exitCode(result.outcome),
+    ...(result.bail === undefined ? {} : { bail: result.bail }),
+    ...(result.stoppedAt === undefined ? {} : { stopped_at: result.stoppedAt }),
+    ...(result.pullRequest === undefined ? {} : { pull_request: result.pullRequest.url }),
+    steps: result.steps.length,
+    commits: result.commits.length,
+    ms: Math.round(result.ms),
+    ts: new Date().toISOString(),
+  };
+  const told = await runNotify(argv, event, payload, { cwd: run.setup.root, env: run.env });
+  const said =
+    told.problem === null ? `${event} told (leaf ${told.leaf})` : `${told.problem} (the run's result stands)`;
+  run.setup.warn(`notify: ${said}`);
+  return result;
 }

@@ -7,6 +7,7 @@ import {
   UsageError,
   ensureStateDir,
   findRepoRoot,
+  orElse,
   readFileIfExists,
   runGitSync,
   unlinkIfPresent,
@@ -60,13 +61,8 @@ export function readJournal(paths: StatePaths, issue: number): RunJournal | null
   const file = paths.runJournal(issue);
   // The file, else (a writer stopped between its unlink and its rename) the whole next one.
   const text = readFileIfExists(file) ?? readFileIfExists(`${file}.next`);
-  if (text === null) return null;
-  try {
-    const data = JSON.parse(text) as RunJournal;
-    return data.version === 1 ? data : null;
-  } catch {
-    return null;
-  }
+  const data = text === null ? null : orElse(() => JSON.parse(text) as RunJournal, null);
+  return data?.version === 1 ? data : null;
 }
 
 /** Never torn; not renamed over the old: ext4's auto_da_alloc makes the next unlink wait for its flush. Not durable. */
@@ -105,12 +101,11 @@ export function toolchainRevision(from: string = fileURLToPath(import.meta.url))
     pkg = parent;
   }
   const root = resolve(pkg, '..', '..');
-  try {
-    if ((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown }).name !== 'leap-toolchain')
-      return TOOLCHAIN_VERSION;
-  } catch {
-    return TOOLCHAIN_VERSION;
-  }
+  const pkgJson = orElse(
+    () => JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { name?: unknown },
+    null,
+  );
+  if (pkgJson?.name !== 'leap-toolchain') return TOOLCHAIN_VERSION;
   const options = { cwd: root, isolate: true, ceiling: true, allowFailure: true } as const;
   const top = runGitSync(['rev-parse', '--show-toplevel'], options);
   if (top.code !== 0 || realpathSync(top.stdout.trim()) !== realpathSync(root)) return TOOLCHAIN_VERSION;
@@ -123,12 +118,7 @@ export const currentRevision = (env: NodeJS.ProcessEnv): string => env.VERI_SKIL
 export type PinCheck = { pinned: string | null; revision: string };
 
 /** A pin says which code made the run's events: another revision is refused (exit 2) unless VERI_NEW_SKILL=1. */
-export function checkPin(
-  paths: StatePaths,
-  issue: number,
-  env: NodeJS.ProcessEnv,
-  revision: string = currentRevision(env),
-): PinCheck {
+export function checkPin(paths: StatePaths, issue: number, env: NodeJS.ProcessEnv, revision = currentRevision(env)) {
   const file = paths.skillCommit(issue);
   const pinned = readFileIfExists(file)?.trim() || null;
   if (pinned !== null && pinned !== revision && env.VERI_NEW_SKILL !== '1') {
@@ -143,11 +133,7 @@ export function checkPin(
 }
 
 /** Written on the first run, kept on a resume at the same revision, moved when checkPin let another through. */
-export function pinSkillCommit(
-  paths: StatePaths,
-  issue: number,
-  check: PinCheck,
-): { pin: string; movedFrom: string | null } {
+export function pinSkillCommit(paths: StatePaths, issue: number, check: PinCheck) {
   if (check.pinned === check.revision) return { pin: check.revision, movedFrom: null };
   writeFileAtomic(paths.skillCommit(issue), `${check.revision}\n`);
   return { pin: check.revision, movedFrom: check.pinned };
@@ -159,11 +145,5 @@ export function ensureTimeoutFile(paths: StatePaths, issue: number): void {
   if (!existsSync(file)) writeFileAtomic(file, `${DEFAULT_TIMEOUT_S}\n`);
 }
 
-export function snapshot(file: string | null): Buffer | null {
-  if (file === null) return null;
-  try {
-    return readFileSync(file);
-  } catch {
-    return null;
-  }
-}
+export const snapshot = (file: string | null): Buffer | null =>
+  file === null ? null : orElse(() => readFileSync(file), null);

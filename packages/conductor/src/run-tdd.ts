@@ -1,73 +1,59 @@
 // `leap tdd run --issue N` as a function: nothing is touched on bad input; then the lock, preflight and every step.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLockHolder, statePaths, tryLock, type LedgerStep } from '@leap/core';
+import { readLockHolder, tryLock, type LedgerStep } from '@leap/core';
 import { currentStep } from '@leap/core/ledger';
-import { Bail, Stopped } from './bail-causes.js';
-import { Preflighted, RunBase, RunContext, RunProgress, freshJournal, openRunGit } from './conductor.js';
-import type { ConductorSetup } from './conductor.js';
-import { buildResult, endBailed, endStopped, finish } from './run-ends.js';
-import { checkInput } from './run-input.js';
+import { Bail, NOTHING, Stopped, gather, merge } from './bail-causes.js';
+import { RunBase, RunContext, RunProgress, branchFromFiles, freshJournal, openRunGit } from './conductor.js';
+import { buildResult, endBailed, endStopped, exitCode, finish, notifyEnd } from './run-ends.js';
 import { chooseTestCommand, testCommandQuestion } from './detect-test-cmd.js';
-import { passedTreesOfLog, runBaseline } from './baseline.js';
-import { branchFromFiles } from './git.js';
-import { limitsLine } from './launch.js';
+import { limitsLine, passedTreesOfLog, runBaseline } from './watch-mode.js';
 import { drivePhase } from './phases.js';
-import { dirtyPaths } from './state-folder.js';
-import { NOTHING, gather, merge, type Gathered } from './gathered.js';
+import { dirtyPaths } from './develop-leaf.js';
 import type { Phase } from './prompts.js';
 import { ensurePlan } from './plan.js';
 import { listWords, missingAgent, sameFamily } from './run-agents.js';
 import { agentLeafSandbox } from './leaf-sandboxes.js';
-import { describeOptions } from './run-options.js';
-import {
-  lockedError,
-  ensureStateGitignore,
-  ensureTimeoutFile,
-  pinSkillCommit,
-  readJournal,
-  type RunJournal,
-} from './run-files.js';
-import { notifyEnd } from './notify-end.js';
-import { exitCode } from './exit-codes.js';
-import type { TddRunEnd, TddRunOptions, TddRunResult } from './types.js';
+import { checkInput, describeOptions, type ConductorSetup } from './run-options.js';
+import { ensureStateGitignore, ensureTimeoutFile, lockedError, pinSkillCommit, readJournal } from './run-files.js';
+import type { RunJournal } from './run-files.js';
+import type { TddRunEnd, TddRunOptions, TddRunResult } from './index.js';
 
 /** Drive issue N end to end (see the README). Bad input throws a UsageError (exit 2) before anything is touched. */
 export async function runTdd(options: TddRunOptions): Promise<TddRunResult> {
   const started = performance.now();
-  const setup = await checkInput(options);
-  const paths = statePaths(setup.stateDir);
+  const base = new RunBase(await checkInput(options));
+  const { paths, issue } = base;
   ensureStateGitignore(paths);
-  const lockFile = paths.conductorLock(setup.issue);
+  const lockFile = paths.conductorLock(issue);
   const before = readLockHolder(lockFile);
-  const lock = tryLock(lockFile, { issue: String(setup.issue) });
-  if (lock === null) throw lockedError(setup.issue, before?.pid ?? readLockHolder(lockFile)?.pid, lockFile);
-  setup.deadConductor = before !== null && before.pid !== process.pid ? before.pid : null;
-  const base = new RunBase(setup);
-  const progress = new RunProgress(base.paths, setup.issue);
+  const lock = tryLock(lockFile, { issue: String(issue) });
+  if (lock === null) throw lockedError(issue, before?.pid ?? readLockHolder(lockFile)?.pid, lockFile);
+  const dead = before !== null && before.pid !== process.pid ? before.pid : null;
+  const progress = new RunProgress(paths, issue);
   // Recorded first, so whatever ends this start (a bail in preflight too), a resume knows the options.
-  progress.journal.options = setup.recorded;
+  progress.journal.options = base.setup.recorded;
   progress.saveJournal();
   try {
-    const end = await conduct(base, progress, started);
+    const end = await conduct(base, progress, started, dead);
     return { code: exitCode(end.outcome), ...end };
   } finally {
     lock.release();
   }
 }
 
-async function conduct(base: RunBase, progress: RunProgress, started: number): Promise<TddRunEnd> {
+async function conduct(base: RunBase, progress: RunProgress, started: number, dead: number | null): Promise<TddRunEnd> {
   let known: RunBase = base;
   let gathered = NOTHING;
   let inFlight: LedgerStep | null = null;
   const end = async (how: Parameters<typeof buildResult>[2]) =>
     notifyEnd(known, await buildResult(known, gathered, how, started));
   try {
-    const { pre, found, treeChecked } = await preflight(base);
+    const { pre, found, treeChecked } = await preflight(base, dead);
     known = pre;
     const start = await startBranch(pre, found, progress);
     gathered = merge(gathered, start.gathered);
-    const ctx = new RunContext(pre, start.head);
+    const ctx = new RunContext(pre.setup, pre, start.head);
     known = ctx;
     gathered = merge(gathered, await ensurePlan(ctx, treeChecked));
     let checked = treeChecked;
@@ -78,24 +64,20 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
       checked = end.treeChecked;
     };
     for (;;) {
-      const step = currentStep(ctx.readLedger());
+      const ledger = ctx.readLedger();
+      const step = currentStep(ledger);
       if (step === null) break;
-      const ledgerIndex = ctx.readLedger().steps.findIndex((s) => s.title === step.title) + 1;
-      const fresh =
-        step.state === 'todo' &&
-        progress.journal.step !== step.title &&
-        (await ctx.heads.subject()) !== `red: ${step.title}`;
-      if (fresh) {
+      const ledgerIndex = ledger.steps.findIndex((s) => s.title === step.title) + 1;
+      const todo = step.state === 'todo';
+      const mine = progress.journal.step === step.title;
+      const redMade = todo && (await ctx.heads.subject()) === `red: ${step.title}`;
+      if (todo && !mine && !redMade) {
         await ctx.checkBoundary(`at the start of step ${ledgerIndex} "${step.title}"`);
         ctx.event('mark', { name: 'step-start', anchor: step.title }, step.title);
       }
       inFlight = step;
-      if (step.state === 'todo') {
-        const inGreen =
-          progress.journal.step === step.title &&
-          progress.journal.phase === 'green' &&
-          (await ctx.heads.subject()) === `red: ${step.title}`;
-        if (!inGreen) await drive(step, 'red', ledgerIndex);
+      if (todo) {
+        if (!(mine && progress.journal.phase === 'green' && redMade)) await drive(step, 'red', ledgerIndex);
         await drive(step, 'green', ledgerIndex);
       }
       await drive({ ...step, state: 'refactor-pending' }, 'refactor', ledgerIndex);
@@ -111,24 +93,21 @@ async function conduct(base: RunBase, progress: RunProgress, started: number): P
     return await end({ outcome: 'bailed', bail: await endBailed(known, progress, error, inFlight) });
   } finally {
     // What git commit would have started after each of the run's commits, once (gc --auto, when due).
-    if (gathered.committed && known instanceof Preflighted)
+    if (gathered.committed && known instanceof RunContext)
       await known.git(['maintenance', 'run', '--auto', '--quiet'], { allowFailure: true }).catch(() => undefined);
   }
 }
 
 // Preflight or resume, up to the pin: orphans ended, interrupted ticks finished, the tree and the agents checked.
-async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Found; treeChecked: boolean }> {
+async function preflight(base: RunBase, dead: number | null) {
   const { setup, paths } = base;
-  const { git, heads } = await openRunGit(base.root, setup.env);
-  if (setup.deadConductor !== null) {
+  const { git, heads } = openRunGit(base.root, setup.env);
+  if (dead !== null) {
     const { endOrphanLeaves, findOrphanLeaves } = await import('@leap/supervise');
-    const orphans = findOrphanLeaves(paths.dir, setup.deadConductor);
+    const orphans = findOrphanLeaves(paths.dir, dead);
     const killed = await endOrphanLeaves(orphans);
-    if (orphans.length > 0)
-      setup.progress(
-        `resuming after conductor ${setup.deadConductor} died: ended ${killed} process${killed === 1 ? '' : 'es'} ` +
-          `of ${orphans.map((o) => o.name).join(', ')}`,
-      );
+    const ended = `ended ${killed} process${killed === 1 ? '' : 'es'} of ${orphans.map((o) => o.name).join(', ')}`;
+    if (orphans.length > 0) setup.progress(`resuming after conductor ${dead} died: ${ended}`);
     rmSync(join(base.root, '.git', 'index.lock'), { force: true });
     await git(['worktree', 'prune'], { allowFailure: true });
   }
@@ -145,14 +124,11 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   // A first start, or one off the branch, checks the tree now; a resume on the branch leaves it to the first phase.
   const treeChecked = !exists || current !== base.branch;
   const dirty = treeChecked ? await dirtyPaths({ git, root: base.root, paths }) : [];
-  if (dirty.length > 0) {
-    throw new Bail(
-      'dirty-tree',
-      `The working tree is not clean (${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}): ` +
-        'the run commits everything it stages, so it starts only from a clean tree. ' +
-        'Commit or stash these changes, then run again.',
-    );
-  }
+  const shown = `${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', ...' : ''}`;
+  const clean =
+    'the run commits everything it stages, so it starts only from a clean tree. Commit or stash these changes';
+  if (dirty.length > 0)
+    throw new Bail('dirty-tree', `The working tree is not clean (${shown}): ${clean}, then run again.`);
   if (choice.kind !== 'found') throw new Bail('needs-user', testCommandQuestion(choice, base.issue));
   const planned =
     setup.planText !== null ||
@@ -160,13 +136,11 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
   await checkAgents(base, planned);
   const { pin, movedFrom } = pinSkillCommit(paths, base.issue, setup.pin);
   const env = { ...setup.env, VERI_SKILL_COMMIT: pin };
-  const pre = new Preflighted(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
+  const pre = new RunContext(setup, { git, heads, testCmd: choice.command, skillCommit: pin, env });
   if (movedFrom !== null) {
     pre.event('mark', { name: 'skill-commit-moved', anchor: movedFrom, from: movedFrom, to: pin }, null);
-    await pre.say(
-      `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}, ` +
-        `its events from here on carry ${pin}`,
-    );
+    const moved = `toolchain revision moved (VERI_NEW_SKILL=1): the run was pinned at ${movedFrom}`;
+    await pre.say(`${moved}, its events from here on carry ${pin}`);
   }
   ensureTimeoutFile(paths, base.issue);
   return { pre, found: { current, exists, journal }, treeChecked };
@@ -174,7 +148,7 @@ async function preflight(base: RunBase): Promise<{ pre: Preflighted; found: Foun
 
 // Every agent a role may fall over to is checked now: one that cannot run is found before anything is spent.
 async function checkAgents(base: RunBase, planned: boolean): Promise<void> {
-  const { setup, paths } = base;
+  const { setup } = base;
   const { lists } = setup.agents;
   const roles = (['developer', 'verifier', ...(planned ? [] : ['planner' as const])] as const).flatMap((role) =>
     lists[role].map((chosen) => [role, chosen] as const),
@@ -186,15 +160,10 @@ async function checkAgents(base: RunBase, planned: boolean): Promise<void> {
   const { checkAgentReady } = await import('@leap/verify');
   // Once per run, all at once, each in the sandbox its leaves will have; the first failure in role order bails.
   const answers = await Promise.all(
-    roles.map(([role, chosen]) =>
-      checkAgentReady(
-        chosen.agent,
-        { role, cwd: base.root },
-        setup.env,
-        undefined,
-        agentLeafSandbox(setup.sandbox, role, chosen.agent, base.root, paths.dir, setup.env),
-      ),
-    ),
+    roles.map(([role, chosen]) => {
+      const sandbox = agentLeafSandbox(base, role, chosen.agent);
+      return checkAgentReady(chosen.agent, { role, cwd: base.root }, setup.env, undefined, sandbox);
+    }),
   );
   for (const [i, ready] of answers.entries())
     if (!ready.ready)
@@ -208,11 +177,7 @@ async function checkAgents(base: RunBase, planned: boolean): Promise<void> {
 type Found = { current: string; exists: boolean; journal: RunJournal | null };
 
 // A first run's branch is made after the baseline; a resume's is checked out, its passed trees read from the log.
-async function startBranch(
-  pre: Preflighted,
-  { current, exists, journal }: Found,
-  progress: RunProgress,
-): Promise<{ head: string; gathered: Gathered }> {
+async function startBranch(pre: RunContext, { current, exists, journal }: Found, progress: RunProgress) {
   const { setup, paths, git } = pre;
   if (!exists) {
     await runBaseline(pre, current || 'HEAD');
@@ -237,14 +202,10 @@ async function startBranch(
   progress.journal.test_cmd = pre.testCmd;
   progress.saveJournal();
   const options = describeOptions(setup.recorded);
-  await pre.say(
-    [
-      `issue ${pre.issue}: resuming on ${pre.branch} at ${startHead.slice(0, 12)}` +
-        (options === '' ? '' : ` with the options it was started with: ${options}`),
-      ...setup.replaced.map((line) => `option given again: ${line}`),
-      limitsLine(pre),
-    ].join('\n'),
-  );
+  const resuming = `issue ${pre.issue}: resuming on ${pre.branch} at ${startHead.slice(0, 12)}`;
+  const started = options === '' ? '' : ` with the options it was started with: ${options}`;
+  const again = setup.replaced.map((line) => `option given again: ${line}`);
+  await pre.say([`${resuming}${started}`, ...again, limitsLine(pre)].join('\n'));
   return { head: startHead, gathered: passed };
 }
 

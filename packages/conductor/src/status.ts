@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   isProcessAlive,
+  orElse,
   parseKeyValues,
   readFileIfExists,
   readLockHolder,
@@ -34,14 +35,8 @@ const TAIL_BYTES = 256 * 1024;
 
 export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; issue?: number }): TddStatus[] {
   const paths = statePaths(resolveStateDir(options.env, options.cwd));
-  const issues =
-    options.issue !== undefined
-      ? [options.issue]
-      : folderNames(paths.dir)
-          .map((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1])
-          .filter((n): n is string => n !== undefined)
-          .map(Number)
-          .sort((a, b) => a - b);
+  const ledgers = folderNames(paths.dir).flatMap((n) => /^issue-([1-9][0-9]*)\.md$/.exec(n)?.[1] ?? []);
+  const issues = options.issue !== undefined ? [options.issue] : ledgers.map(Number).sort((a, b) => a - b);
   const stopRequest = readStopRequest(paths.stop);
   const stop =
     stopRequest.kind === 'requested' ? stopRequest.mode : stopRequest.kind === 'unreadable' ? 'unreadable' : null;
@@ -58,21 +53,13 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
     const journal = readJournal(paths, issue);
     const holder = readLockHolder(paths.conductorLock(issue));
     const step = inFlight >= 0 ? steps[inFlight] : undefined;
-    const aligned = journal !== null && step !== undefined && journal.step === step.title;
+    const at = journal !== null && step !== undefined && journal.step === step.title ? journal : null;
+    const where = { phase: at?.phase ?? null, attempt: at?.attempt ?? null, stage: at?.stage ?? null };
     return {
       issue,
       steps,
       done: steps.filter((s) => s.state === 'done').length,
-      current:
-        step === undefined
-          ? null
-          : {
-              index: inFlight + 1,
-              step: step.title,
-              phase: aligned ? journal.phase : null,
-              attempt: aligned ? journal.attempt : null,
-              stage: aligned ? journal.stage : null,
-            },
+      current: step === undefined ? null : { index: inFlight + 1, step: step.title, ...where },
       conductor: holder !== null && Number.isInteger(holder.pid) && isProcessAlive(holder) ? { pid: holder.pid } : null,
       running,
       lastVerdict: verdicts.filter((v) => v.issue === issue).at(-1) ?? null,
@@ -83,13 +70,7 @@ export function readTddStatus(options: { cwd: string; env: NodeJS.ProcessEnv; is
   });
 }
 
-export function folderNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
+export const folderNames = (dir: string): string[] => orElse(() => readdirSync(dir), []);
 
 function runningLeaves(dir: string): TddStatus['running'] {
   const names = folderNames(dir);
@@ -114,6 +95,7 @@ function runningLeaves(dir: string): TddStatus['running'] {
 
 type Verdict = { issue: number | null; step: string | null; phase: string; verdict: string; reason: string };
 type End = { bail?: TddStatus['bail']; stopped?: TddStatus['stopped'] };
+type Entry = Verdict & Record<'ts' | 'cause' | 'class' | 'message' | 'action', string> & { mode: string | null };
 
 // Verdicts in the log's tail, and each issue's end (a bail, a stop honoured) when no leaf was launched after it.
 function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End> } {
@@ -122,13 +104,8 @@ function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End>
   for (const line of readTail(file, TAIL_BYTES).split('\n')) {
     const kind = /"event":"(verdict|bail|launch|stop)"/.exec(line)?.[1];
     if (kind === undefined) continue;
-    let e: Record<string, unknown> &
-      Verdict & { ts: string; cause: string; class: string; message: string; mode: string | null; action: string };
-    try {
-      e = JSON.parse(line);
-    } catch {
-      continue; // A torn or partial first line.
-    }
+    const e = orElse(() => JSON.parse(line) as Entry, null); // null: a torn or partial first line
+    if (e === null) continue;
     if (kind === 'verdict')
       found.push({ issue: e.issue, step: e.step, phase: e.phase, verdict: e.verdict, reason: e.reason });
     if (e.issue === null || kind === 'verdict') continue;
@@ -141,11 +118,8 @@ function tailEvents(file: string): { verdicts: Verdict[]; ends: Map<number, End>
   return { verdicts: found, ends };
 }
 
-function seconds(ms: number): string {
-  return ms < 60_000
-    ? `${Math.round(ms / 1000)} s`
-    : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
-}
+const seconds = (ms: number): string =>
+  ms < 60_000 ? `${Math.round(ms / 1000)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 
 export function formatTddStatus(statuses: readonly TddStatus[]): string {
   if (statuses.length === 0) return 'no runs: no ledger in the state folder (start one with leap tdd run --issue N)\n';

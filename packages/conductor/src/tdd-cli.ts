@@ -5,8 +5,10 @@ import {
   dispatcher,
   checkIssue,
   createEvent,
+  isProcessAlive,
   parseCli,
   readEventContext,
+  readLockHolder,
   requestStop,
   clearStop,
   dirOption,
@@ -16,6 +18,7 @@ import {
   type Subcommand,
   type SubcommandIo,
 } from '@leap/core';
+import { lockedError, repoRootOf } from './run-files.js';
 
 const RUN_HELP = `Usage: leap tdd run --issue N [options]
 
@@ -127,10 +130,8 @@ export const tddMain: Subcommand = dispatcher(
 function count(name: string, value: string | undefined, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const ok = integer ? /^[0-9]+$/.test(value) : /^[0-9]+(\.[0-9]+)?$/.test(value);
-  if (!ok)
-    throw new UsageError(
-      `Expected --${name} to be a non-negative ${integer ? 'integer' : 'number'}, got ${JSON.stringify(value)}`,
-    );
+  const what = `a non-negative ${integer ? 'integer' : 'number'}`;
+  if (!ok) throw new UsageError(`Expected --${name} to be ${what}, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -148,14 +149,10 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
     count('max-cost', values['max-cost'], false);
     // As an element of its own, `--detach` is never an option's value (parseArgs refuses `--opt --detach`).
     const args = argv.filter((a) => a !== '--detach');
-    return (await import('./detach-tdd.js')).detachTdd(issue, args, json, io);
+    return detachTdd(issue, args, json, io);
   }
   const notify = values.notify === undefined ? undefined : (await import('@leap/supervise')).splitNotify(values.notify);
-  const [{ runTdd }, { exitCode }, { sandboxFlag }] = await Promise.all([
-    import('./run-tdd.js'),
-    import('./exit-codes.js'),
-    import('@leap/verify'),
-  ]);
+  const [{ runTdd }, { sandboxFlag }] = await Promise.all([import('./run-tdd.js'), import('@leap/verify')]);
   const result = await runTdd({
     cwd: io.cwd,
     env: io.env,
@@ -180,7 +177,7 @@ async function runCommand(argv: string[], io: SubcommandIo): Promise<number> {
   });
   if (json) io.stdout(`${JSON.stringify(result)}\n`);
   else if (result.outcome === 'stopped') io.stdout(`stopped: ${result.stoppedAt}\n`);
-  return exitCode(result.outcome);
+  return result.code;
 }
 
 async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> {
@@ -190,11 +187,8 @@ async function statusCommand(argv: string[], io: SubcommandIo): Promise<number> 
   const issue = values.issue === undefined ? undefined : checkIssue(values.issue, '--issue');
   const { readTddStatus, formatTddStatus } = await import('./status.js');
   const statuses = readTddStatus({ cwd: dirOption(io.cwd, values.dir), env: io.env, issue });
-  io.stdout(
-    values.json === true
-      ? `${JSON.stringify(issue === undefined ? statuses : statuses[0])}\n`
-      : formatTddStatus(statuses),
-  );
+  const json = issue === undefined ? statuses : statuses[0];
+  io.stdout(values.json === true ? `${JSON.stringify(json)}\n` : formatTddStatus(statuses));
   return 0;
 }
 
@@ -213,5 +207,41 @@ async function stopCommand(argv: string[], io: SubcommandIo): Promise<number> {
   const action = written === null ? 'cleared' : 'requested';
   appendEvent(paths.events, createEvent('stop', { mode: written, action }, context));
   io.stdout(written === null ? 'stop request cleared\n' : `stop requested: ${written}\n`);
+  return 0;
+}
+
+// `--detach` through @leap/supervise's detachRun, its files in `<state>/detached/issue-N/`: prints where to poll, or,
+// when the run ended at once, what it said, and returns its exit code.
+async function detachTdd(issue: number, args: string[], json: boolean, io: SubcommandIo): Promise<number> {
+  const stateDir = resolveStateDir(io.env, repoRootOf(io.cwd));
+  const lockFile = statePaths(stateDir).conductorLock(issue);
+  const holder = () => {
+    const h = readLockHolder(lockFile);
+    return h !== null && isProcessAlive(h) ? h.pid : null;
+  };
+  const running = holder();
+  if (running !== null) throw lockedError(issue, running, lockFile);
+  const { detachRun } = await import('@leap/supervise');
+  const run = await detachRun({
+    stateDir,
+    name: `issue-${issue}`,
+    args: ['tdd', 'run', ...args],
+    cwd: io.cwd,
+    env: io.env,
+    lockHolder: holder,
+  });
+  const status = `leap tdd status --issue ${issue}`;
+  if (!run.started) {
+    io.stdout(run.stdout);
+    io.stderr(run.stderr);
+    return run.code;
+  }
+  const { pid, supervisor, out, err, wait } = run;
+  io.stdout(
+    json
+      ? `${JSON.stringify({ pid, supervisor, issue, status, out, err, wait })}\n`
+      : `issue ${issue}: run started detached, pid ${pid} (supervisor ${supervisor}); poll: ${status}; ` +
+          `output: ${out} and ${err}\n`,
+  );
   return 0;
 }

@@ -1,10 +1,9 @@
 // Changes a leaf did not make (section 9): kept apart if sandboxed (writer-apart.md), else ctime in a span none ran.
 import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { readProcBytes } from '@leap/core';
+import { orElse, readProcBytes } from '@leap/core';
 import type { ApartEnd } from '@leap/supervise';
-import type { RunContext } from './conductor.js';
-import { stagedChanges } from './state-folder.js';
+import { type PhaseRun, stagedChanges } from './develop-leaf.js';
 import { folderNames } from './status.js';
 
 /** When a leaf ran, and the spans inside it in which none of its processes ran (ms since the epoch). */
@@ -37,9 +36,7 @@ export function watchLeafActivity(file: string): { stop(): LeafActivity } {
   const save = (force: boolean) => {
     if (!force && Date.now() - written < WRITE_MS) return;
     written = Date.now();
-    try {
-      writeFileSync(file, `${JSON.stringify(activity)}\n`);
-    } catch {}
+    orElse(() => writeFileSync(file, `${JSON.stringify(activity)}\n`), null);
   };
   save(true);
   const tick = () => {
@@ -75,19 +72,15 @@ export function watchLeafActivity(file: string): { stop(): LeafActivity } {
 /** The activity written in `file`, else the leaf's life alone: from `started` until its exit file was written. */
 export function readLeafActivity(file: string, started: number, exitFile: string): LeafActivity {
   const ended = statSync(exitFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-  try {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as LeafActivity;
-    if (typeof kept.started === 'number' && Array.isArray(kept.quiet)) return { ...kept, ended: kept.ended ?? ended };
-  } catch {}
+  const kept = orElse(() => JSON.parse(readFileSync(file, 'utf8')) as LeafActivity | null, null);
+  if (typeof kept?.started === 'number' && Array.isArray(kept.quiet)) return { ...kept, ended: kept.ended ?? ended };
   return { started, ended, quiet: [] };
 }
 
+type Changed = { path: string; deleted: boolean };
+
 /** Changed paths whose ctime (a deletion's: its nearest folder's) is outside the leaf's life or in a quiet span. */
-export function notTheLeafs(
-  root: string,
-  changed: readonly { path: string; deleted: boolean }[],
-  activity: LeafActivity,
-): string[] {
+export function notTheLeafs(root: string, changed: readonly Changed[], activity: LeafActivity) {
   const ended = activity.ended ?? Number.POSITIVE_INFINITY;
   return changed
     .filter(({ path, deleted }) => {
@@ -135,18 +128,12 @@ function readThreads(pid: number): { threads: string; running: boolean } {
   return { threads: parts.join(','), running };
 }
 
-function childrenOf(pid: number): number[] {
-  return folderNames(`/proc/${pid}/task`).flatMap((tid) =>
-    (read(`/proc/${pid}/task/${tid}/children`) ?? '')
-      .split(' ')
-      .filter((p) => p !== '')
-      .map(Number),
+const childrenOf = (pid: number): number[] =>
+  folderNames(`/proc/${pid}/task`).flatMap((t) =>
+    (read(`/proc/${pid}/task/${t}/children`)?.match(/\d+/g) ?? []).map(Number),
   );
-}
 
-function read(file: string): string | null {
-  return readProcBytes(file)?.toString('latin1') ?? null;
-}
+const read = (file: string): string | null => readProcBytes(file)?.toString('latin1') ?? null;
 
 export interface LeafWork {
   leaf: string;
@@ -158,13 +145,7 @@ export interface LeafWork {
 }
 
 /** After `git add -A`: changes the leaf did not make are unstaged (the work tree keeps them), marked and narrated. */
-export async function leaveOutUsersFiles(
-  ctx: RunContext,
-  phase: string,
-  step: string,
-  work: LeafWork,
-  from = `the ${phase} commit`,
-): Promise<string[]> {
+export async function leaveOutUsersFiles({ ctx, phase, step }: PhaseRun, work: LeafWork, from = `the ${phase} commit`) {
   const changed = (await stagedChanges(ctx, work.start)).map(({ status, path }) => ({ path, deleted: status === 'D' }));
   const { activity, apart } = work;
   const theirs = activity
@@ -175,7 +156,7 @@ export async function leaveOutUsersFiles(
   const restore = ['--literal-pathspecs', 'restore', '--staged', `--source=${work.start}`];
   await ctx.git([...restore, '--pathspec-from-file=-', '--pathspec-file-nul'], { input: theirs.join('\0') });
   const clashes = clashed.length > 0 ? { clashed } : {};
-  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...clashes }, step);
+  ctx.event('mark', { name: 'user-files-left-out', anchor: work.leaf, phase, paths: theirs, ...clashes }, step.title);
   await ctx.say(
     `${theirs.join(', ')}: changed in the work tree while ${work.leaf} ran or after it, ` +
       `but not by the leaf (yours, or another program's): left out of ${from} and kept in the work tree as they are`,

@@ -3,14 +3,12 @@ import { writeFileSync } from 'node:fs';
 import { LeapError, type AgentDry } from '@leap/core';
 import { writeExitFile } from '@leap/supervise';
 import { SuiteLimitError, verify } from '@leap/verify';
-import { Bail, carrying } from './bail-causes.js';
-import type { RunContext } from './conductor.js';
-import { gather } from './gathered.js';
-import { agentFor, checkCost, classify, eventsSize, leafEnv, leafWords, onceEach, suiteLimitBail } from './launch.js';
+import { Bail, carrying, gather } from './bail-causes.js';
+import { suiteLimitBail } from './watch-mode.js';
+import { type PhaseRun, phaseWhere } from './develop-leaf.js';
+import { agentFor, checkCost, classify, eventsSize, leafEnv, leafWords, onceEach, recordUsage } from './launch.js';
 import type { Launched } from './launch.js';
-import type { Phase } from './prompts.js';
 import type { RoleAgent } from './run-agents.js';
-import { appendUsage, hasUsageSince } from './usage-log.js';
 
 type VerifyVerdict = Awaited<ReturnType<typeof verify>>['verdict'];
 
@@ -26,26 +24,21 @@ export type VerifyEnd =
   | { kind: 'retry'; why: string }
   | { kind: 'dry'; dry: AgentDry; verifier: RoleAgent };
 
-type Asked = { step: string; phase: Phase; env: NodeJS.ProcessEnv; base?: string; passedTrees: readonly string[] };
-
-async function askVerifier(
-  ctx: RunContext,
-  agent: string,
-  { step, phase, env, base, passedTrees }: Asked,
-): ReturnType<typeof verify> {
+async function askVerifier(p: PhaseRun, agent: string, env: NodeJS.ProcessEnv, passedTrees: readonly string[]) {
+  const { ctx, step, phase, progress } = p;
   // Emptied as the seed's `2> verdict-PHASE.err` would, then appended by every suite run: none reaches the narration.
   const suiteLog = ctx.paths.err(`verdict-${phase}`);
   writeFileSync(suiteLog, '');
   try {
     return await verify({
       phase,
-      step,
+      step: step.title,
       cwd: ctx.root,
       env,
       issue: ctx.issue,
       agent,
       agentsFile: ctx.setup.agents.registry.file ?? undefined,
-      base,
+      base: phase === 'refactor' ? (progress.journal.phase_base as string) : undefined,
       tracker: ctx.setup.tracker,
       suiteLog,
       testFiles: ctx.setup.effective.tests,
@@ -64,23 +57,17 @@ async function askVerifier(
 }
 
 /** Writes verify-PHASE.reason and verdict-PHASE.exit as the seed's launch line did; a bail carries the verdict. */
-export async function runVerification(
-  ctx: RunContext,
-  step: string,
-  phase: Phase,
-  attempt: number,
-  base: string | undefined,
-  where: string,
-  developerFamily: string | undefined,
-  passedTrees: readonly string[],
-): Promise<Launched<VerifyEnd>> {
+export async function runVerification(p: PhaseRun, passedTrees: readonly string[]): Promise<Launched<VerifyEnd>> {
+  const { ctx, phase } = p;
+  const { title: step } = p.step;
+  const where = phaseWhere(p, `verify-${phase}`);
   await ctx.checkStop(where);
   const offset = eventsSize(ctx);
-  const verifier = agentFor(ctx, 'verifier', developerFamily);
-  const env = leafEnv(ctx, step, phase, attempt);
+  const verifier = agentFor(ctx, 'verifier', p.progress.journal.developer_family);
+  const env = leafEnv(ctx, step, phase, p.progress.journal.attempt);
   // A refactor's tree (all staged): once it passes, the next step's red need not run the suite on it again.
   const tree = phase === 'refactor' ? await ctx.git.out(['write-tree']) : null;
-  const result = await askVerifier(ctx, verifier.name, { step, phase, env, base, passedTrees });
+  const result = await askVerifier(p, verifier.name, env, passedTrees);
   const leaf = `verify-${phase}`;
   ctx.heads.invalidate();
   // A refactor's tree passed only when an agent was asked: ground truth held first.
@@ -90,9 +77,8 @@ export async function runVerification(
     passedTrees: tree !== null && result.decidedBy === 'agent' ? [tree] : [],
   });
   try {
-    if (result.leaf !== undefined && !hasUsageSince(ctx.paths.events, offset, leaf))
-      appendUsage(ctx.paths.events, leaf, verifier.agent, result.leaf.answer?.usage, ctx.context(step));
-    writeFileSync(ctx.paths.dir + `/verify-${phase}.reason`, `${result.reason}\n`);
+    if (result.leaf !== undefined) recordUsage(ctx, offset, leaf, verifier.agent, result.leaf.answer?.usage, step);
+    writeFileSync(`${ctx.paths.dir}/verify-${phase}.reason`, `${result.reason}\n`);
     writeExitFile(ctx.paths.exit(`verdict-${phase}`), { code: result.code, status: 'exited', leafCode: result.code });
     await ctx.say(`verdict ${phase}: ${result.verdict}: ${result.reason}`);
     if (result.decidedBy === 'agent') checkCost(ctx);

@@ -1,14 +1,16 @@
-// A test command that would watch instead of ending, seen before it runs; refused, not rewritten (the README says why).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { shellWord } from '@leap/core';
+// A test command's suite runs: one that would watch instead of ending, seen before it runs and refused, not rewritten
+// (the README says why); the baseline; the leaves' and suite runs' limits.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { DEFAULT_IDLE_TIMEOUT_S, formatSeconds, orElse, readEvents, readTimeLimit, shellWord } from '@leap/core';
+import type { TimeLimit } from '@leap/core';
+import type { SuiteLimitError } from '@leap/verify';
+import { Bail } from './bail-causes.js';
+import type { RunContext } from './conductor.js';
+import type { ConductorSetup } from './run-options.js';
 
-export interface WatchMode {
-  seen: string;
-  where: string;
-  /** The run form: `vitest run`, `npx vitest run` when the words came from a script. */
-  runForm: string;
-}
+/** `runForm`: `vitest run`, or `npx vitest run` when the words came from a script. */
+export type WatchMode = { seen: string; where: string; runForm: string };
 
 // Words that only start the command that follows them.
 const PREFIXES = new Set(['env', 'cross-env', 'time', 'nice', 'exec', 'command', 'npx', 'pnpx', 'bunx']);
@@ -81,12 +83,8 @@ function scriptWatch(root: string, lead: string[], args: string[], where: string
 }
 
 function scriptOf(root: string, name: string): unknown {
-  try {
-    return (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> })
-      .scripts?.[name];
-  } catch {
-    return undefined;
-  }
+  const pkg = orElse(() => JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')), null);
+  return (pkg as { scripts?: Record<string, unknown> } | null)?.scripts?.[name];
 }
 
 // Split at `;`, `&`, `|` and newlines outside quotes, quotes taken out: enough to read a command; nothing runs it.
@@ -126,7 +124,7 @@ function simpleCommands(line: string): string[][] {
 }
 
 /** The suite-limit narration for a watch mode seen before running: what watches, where, and the run form to give. */
-export function watchModeNarration(command: string, watch: WatchMode): string {
+function watchModeNarration(command: string, watch: WatchMode): string {
   const runs =
     watch.where === 'the command line' ? `it runs \`${watch.seen}\`` : `${watch.where} runs \`${watch.seen}\``;
   return (
@@ -141,13 +139,8 @@ export function watchModeNarration(command: string, watch: WatchMode): string {
 const WATCH_LINE =
   /(waiting|watching) for (file )?changes|press h to show help|watch usage|\[nodemon\]|ℹ \[mocha\] waiting/i;
 
-export interface SuiteLimitFacts {
-  limit: 'timeout' | 'idle';
-  lastLine: string | null;
-  /** The run's limit as given (`15m`, `300`), and where it came from (`--timeout`, `the default`...). */
-  value: string;
-  source: string;
-}
+/** The run's limit as given (`15m`, `300`), and where it came from (`--timeout`, `the default`...). */
+type SuiteLimitFacts = { limit: 'timeout' | 'idle'; lastLine: string | null; value: string; source: string };
 
 export function suiteLimitNarration(root: string, command: string, facts: SuiteLimitFacts): string {
   const limit =
@@ -159,12 +152,10 @@ export function suiteLimitNarration(root: string, command: string, facts: SuiteL
   const watch = watchModeOf(root, command);
   const flag =
     facts.source === 'VERI_SUITE_TIMEOUT' ? facts.source : facts.limit === 'timeout' ? '--timeout' : '--idle-timeout';
+  const lead = /^The test command `[^`]*` would not end: /;
   const advice =
     watch !== null
-      ? watchModeNarration(command, watch).replace(
-          /^The test command `[^`]*` would not end: /,
-          'It did not end because ',
-        )
+      ? watchModeNarration(command, watch).replace(lead, 'It did not end because ')
       : facts.lastLine !== null && WATCH_LINE.test(facts.lastLine)
         ? 'It waits for file changes: a watch mode. Give a test command that runs the suite once and exits ' +
           '(`vitest run`, not `vitest --watch`; `jest`, not `jest --watch`) with --test-cmd, then run again.'
@@ -172,4 +163,95 @@ export function suiteLimitNarration(root: string, command: string, facts: SuiteL
           'if it waits for something (a server, input, a lock), make it end by itself. Then run again.';
   const ended = `The test command \`${command}\` did not end: ${limit} ended it, with every process it started.`;
   return `${ended} ${said} ${advice}`;
+}
+
+// The suite on the start tree, run as ground truth's (a `suite` event), read back on a resume; the limits.
+const TAIL_LINES = 8;
+
+export async function runBaseline(run: RunContext, where: string): Promise<void> {
+  // A watch mode seen on the command line or in the script it calls would only end at a limit: named at once.
+  const watch = watchModeOf(run.root, run.testCmd);
+  if (watch !== null) throw new Bail('suite-limit', watchModeNarration(run.testCmd, watch));
+  const { runBaselineTwice, SuiteLimitError } = await import('@leap/verify');
+  const log = run.paths.err('baseline');
+  writeFileSync(log, '');
+  // Twice: a test that passes once and fails once is flaky, named now and never blamed on a step.
+  const suite = { testCmd: run.testCmd, suiteLog: log, stateDir: run.paths.dir, sandbox: run.setup.sandbox };
+  const { run: first, flaky } = await runBaselineTwice({ ...suite, env: suiteEnv(run) }, run.root).catch((error) => {
+    throw error instanceof SuiteLimitError ? suiteLimitBail(run, error) : error;
+  });
+  const said = 'flaky before any change (passed once and failed once on the same tree; never blamed on a step)';
+  if (flaky.length > 0) await run.say(`${said}: ${flaky.join(', ')}`);
+  if (first.code === 0) return;
+  // runSuite's first line names the folder it ran in; the suite's own output follows.
+  const tail = first.output.split('\n').slice(1).join('\n').trim().split('\n').slice(-TAIL_LINES).join('\n');
+  throw new Bail(
+    'baseline-red',
+    `The test suite fails before any change (\`${run.testCmd}\` exited ${first.code}), ` +
+      `so a red test could not be told from a broken build. Make it pass on ${where} first. Its last lines:\n${tail}`,
+  );
+}
+
+/** The trees whose suite passed with this run's test command, as the event log's `suite` events of this issue say. */
+export async function passedTreesOfLog(run: RunContext): Promise<string[]> {
+  const trees = new Set<string>();
+  for (const { event } of readEvents(run.paths.events)) {
+    if (
+      event.event === 'suite' &&
+      event.code === 0 &&
+      event.limit === undefined &&
+      event.tree !== null &&
+      event.command === run.testCmd &&
+      event.issue === run.issue
+    )
+      trees.add(event.tree);
+  }
+  return [...trees];
+}
+
+/** A suite run's (and a leaf's) environment: --timeout (or leap.config.json) wins over VERI_TIMEOUT and the file. */
+export function suiteEnv(run: RunContext): NodeJS.ProcessEnv {
+  const { timeout } = run.setup.effective;
+  const env = { ...run.env, VERI_TEST_CMD: run.testCmd, VERI_ISSUE: String(run.issue) };
+  const idle = idleLimit(run.setup).value;
+  return { ...env, ...(timeout === undefined ? {} : { VERI_TIMEOUT: timeout }), VERI_IDLE_TIMEOUT: idle };
+}
+
+export function suiteLimitBail(run: RunContext, error: SuiteLimitError): Bail {
+  const own = { value: run.env.VERI_SUITE_TIMEOUT ?? '', source: error.source };
+  const { value, source } =
+    error.limit === 'idle' ? idleLimit(run.setup) : error.source === 'VERI_SUITE_TIMEOUT' ? own : timeLimit(run);
+  const facts = { limit: error.limit, lastLine: error.lastLine, value, source };
+  return new Bail('suite-limit', suiteLimitNarration(run.root, run.testCmd, facts));
+}
+
+function idleLimit(setup: ConductorSetup): { value: string; source: string } {
+  const { idleTimeout } = setup.effective;
+  if (idleTimeout !== undefined) return { value: idleTimeout, source: setup.sources.idleTimeout ?? '--idle-timeout' };
+  if (setup.env.VERI_IDLE_TIMEOUT !== undefined && setup.env.VERI_IDLE_TIMEOUT !== '')
+    return { value: setup.env.VERI_IDLE_TIMEOUT, source: 'VERI_IDLE_TIMEOUT' };
+  return { value: `${DEFAULT_IDLE_TIMEOUT_S}s`, source: 'the default' };
+}
+
+function timeLimit(run: RunContext): { value: string; source: string } {
+  const { timeout } = run.setup.effective;
+  if (timeout !== undefined) return { value: timeout, source: run.setup.sources.timeout ?? '--timeout' };
+  let limit: TimeLimit;
+  try {
+    limit = readTimeLimit(run.paths.dir, run.issue, run.env);
+  } catch (error) {
+    return { value: 'unreadable', source: `${(error as Error).message}: every leaf will refuse to start` };
+  }
+  if (limit.source === 'VERI_TIMEOUT') return { value: run.env.VERI_TIMEOUT as string, source: 'VERI_TIMEOUT' };
+  const source = limit.source === 'default' ? 'the default' : relative(run.root, limit.source);
+  return { value: formatSeconds(limit.ms), source };
+}
+
+export function limitsLine(run: RunContext): string {
+  const time = timeLimit(run);
+  const idle = idleLimit(run.setup);
+  return (
+    `leaves: time limit ${time.value} (${time.source}), idle limit ${idle.value} ` +
+    `(${idle.source}; no output and no CPU progress that long is killed-stuck)`
+  );
 }

@@ -8,12 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, git, makeTempDir, repoRoot, runBin } from '@leap/test-utils';
 import type { SubcommandIo } from '@leap/core';
-import type { TddRunResult } from '../src/types.js';
+import type { TddRunResult } from '../src/index.js';
 import { parseLedger } from '@leap/core/ledger';
 import { readEvents } from '@leap/core';
-import { demoMain } from '../src/demo/demo-cli.js';
+import { demoMain, formatDemoSummary } from '../src/demo/demo-cli.js';
 import { DEMO_PLAN, DEMO_REJECT_REASON, DEVELOPER_MOVES } from '../src/demo/demo-moves.js';
-import { formatDemoSummary } from '../src/demo/demo-summary.js';
 import { DEMO_TEST_CMD } from '../src/demo/sample-project.js';
 
 const LEAP = join(repoRoot, 'packages', 'cli', 'dist', 'bin', 'leap.cjs');

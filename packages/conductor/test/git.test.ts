@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import * as assert from 'uvu/assert';
 import { GitError } from '@leap/core';
 import { cleanupTempDirs, git, hostileTitles, makeGitRepo, suite } from '@leap/test-utils';
-import { createGit, GIT_FAILURE_EXIT } from '../src/git.js';
+import { createGit, GIT_FAILURE_EXIT } from '../src/conductor.js';
 import { cleanEnv } from './helpers.js';
 
 const test = suite('createGit');

@@ -23,14 +23,13 @@ import {
   removeJournal,
   STATE_GITIGNORE,
 } from '../src/run-files.js';
-import { describeSpend, hasUsageSince, issueCosts } from '../src/usage-log.js';
-import { agentWords } from '../src/agent-words.js';
+import { describeSpend, hasUsageSince, issueCosts } from '../src/launch.js';
 import { endOrphanLeaves, findOrphanLeaves } from '@leap/supervise';
 import { formatTddStatus, readTddStatus } from '../src/status.js';
-import { resolveRunAgents } from '../src/run-agents.js';
+import { agentWords, resolveRunAgents } from '../src/run-agents.js';
 import { developerPrompt, plannerPrompt } from '../src/prompts.js';
 import { bailClass } from '../src/bail-causes.js';
-import { branchFromFiles, headFromFiles } from '../src/git.js';
+import { branchFromFiles, headFromFiles } from '../src/conductor.js';
 import { cleanEnv } from './helpers.js';
 
 const detect = suite('chooseTestCommand');

@@ -4,25 +4,18 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { GitError, LeapError, UsageError, runGitSync, showValue } from '@leap/core';
 import { scriptedAgentBin } from '@leap/agent-scripted';
-import type { TddRunOptions, TddRunResult } from '../types.js';
+import type { TddRunOptions } from '../index.js';
 import { DEMO_PLAN, DEVELOPER_MOVES, VERIFIER_MOVES } from './demo-moves.js';
 import { DEMO_ISSUE, DEMO_TEST_CMD, createSampleProject } from './sample-project.js';
 
 /** The folder, inside the project and ignored by git, that holds the demo's agents and plan. */
 export const AGENTS_DIR = '.leap-demo';
 
-export interface DemoOptions {
-  /** A new or empty folder for the project (default: a fresh temp folder). */
+/** `dir`: a new or empty folder (default: a fresh temp one); `onProject`: once it is made, or found to resume. */
+type DemoOptions = Pick<TddRunOptions, 'cwd' | 'env' | 'progress'> & {
   dir?: string;
-  cwd?: string;
-  env?: NodeJS.ProcessEnv;
-  progress?: (line: string) => void;
-  /** Called once the project exists (made now, or found to resume), before the run starts. */
-  onProject?: (dir: string, resume: boolean) => void;
-  runTdd?: (options: TddRunOptions) => Promise<TddRunResult>;
-}
-
-export type DemoResult = { dir: string; resumed: boolean; result: TddRunResult };
+  onProject: (dir: string, resume: boolean) => void;
+};
 
 /** Check `dir` is new, empty, or a demo project (nothing is touched otherwise); none means a new temp folder. */
 function prepareDemoDir(dir: string | undefined, cwd: string): { dir: string; resume: boolean } {
@@ -76,14 +69,7 @@ function checkGit(env: NodeJS.ProcessEnv): void {
   }
 }
 
-// The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
-function demoEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const clean: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(env)) if (!/^(VERI|LEAP)_/.test(key)) clean[key] = value;
-  return { ...clean, VERI_TIMEOUT: '120' };
-}
-
-export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
+export async function runDemo(options: DemoOptions) {
   const env = options.env ?? process.env;
   if (!existsSync(scriptedAgentBin())) {
     throw new LeapError(
@@ -92,14 +78,14 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     );
   }
   checkGit(env);
-  const { dir, resume } = prepareDemoDir(options.dir, options.cwd ?? process.cwd());
+  const { dir, resume } = prepareDemoDir(options.dir, options.cwd);
   if (!resume) {
     createSampleProject(dir, env);
     writeDemoAgents(dir);
   }
   const agentsFile = join(dir, AGENTS_DIR, 'agents.json');
-  options.onProject?.(dir, resume);
-  const runTdd = options.runTdd ?? (await import('../index.js')).runTdd;
+  options.onProject(dir, resume);
+  const { runTdd } = await import('../run-tdd.js');
   const result = await runTdd({
     cwd: dir,
     issue: DEMO_ISSUE,
@@ -108,7 +94,11 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoResult> {
     planner: 'planner',
     developer: 'developer',
     verifier: 'verifier',
-    env: demoEnv(env),
+    // The caller's VERI_* and LEAP_* variables are another run's: the demo's run starts from none of them.
+    env: {
+      ...Object.fromEntries(Object.entries(env).filter(([key]) => !/^(VERI|LEAP)_/.test(key))),
+      VERI_TIMEOUT: '120',
+    },
     progress: options.progress,
   });
   return { dir, resumed: resume, result };
