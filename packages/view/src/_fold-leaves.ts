@@ -8,27 +8,7 @@ export const isString = (v: unknown): v is string => typeof v === 'string';
 export type Usage = UsageEntry & { line: number; at: number };
 
 /** One leaf from launch to exit; `status` is the exit's, or `running` while no exit is recorded. */
-export interface LeafRun {
-  leaf: string;
-  run: string | null;
-  issue: number | null;
-  step: string | null;
-  actor: string | null;
-  phase: string | null;
-  attempt: number | null;
-  slice: string | null;
-  ball: string | null;
-  pid: number | null;
-  timeoutMs: number | null;
-  sandbox: string | null;
-  line: number;
-  launchedAt: number;
-  exitedAt: number | null;
-  durationMs: number | null;
-  status: string;
-  code: number | null;
-  usage: Usage | null;
-}
+export type LeafRun = ReturnType<typeof newRun>;
 
 const BALL_LEAVES = new Set(['build', 'review', 'proof', 'reproof', 'live']);
 
@@ -86,34 +66,38 @@ export class LeafFold {
     this.usages.push(usage);
   }
 
-  /** A run from its launch, or from an exit without one (a supervisor refusing to start: a stop request, bad input). */
   private newRun(line: number, e: EventOf<'launch' | 'exit'>, launchedAt: number): LeafRun {
-    const l = e.event === 'launch' ? e : undefined;
-    const run: LeafRun = {
-      leaf: e.leaf,
-      run: e.run ?? null,
-      issue: e.issue,
-      step: e.step,
-      actor: l?.actor ?? null,
-      phase: l?.phase ?? null,
-      attempt: l?.attempt ?? null,
-      slice: str(e.slice),
-      ball: str(e.ball) ?? ballOfLeafName(e.leaf),
-      pid: l?.pid ?? null,
-      timeoutMs: l?.timeout_ms ?? null,
-      sandbox: e.sandbox ?? null,
-      line,
-      launchedAt,
-      exitedAt: null,
-      durationMs: null,
-      status: 'running',
-      code: null,
-      usage: null,
-    };
+    const run = newRun(line, e, launchedAt);
     this.leaves.push(run);
     pushTo(this.named, e.leaf, run);
     return run;
   }
+}
+
+/** A run from its launch, or from an exit without one (a supervisor refusing to start: a stop request, bad input). */
+function newRun(line: number, e: EventOf<'launch' | 'exit'>, launchedAt: number) {
+  const l = e.event === 'launch' ? e : undefined;
+  return {
+    leaf: e.leaf,
+    run: e.run ?? null,
+    issue: e.issue,
+    step: e.step,
+    actor: l?.actor ?? null,
+    phase: l?.phase ?? null,
+    attempt: l?.attempt ?? null,
+    slice: str(e.slice),
+    ball: str(e.ball) ?? ballOfLeafName(e.leaf),
+    pid: l?.pid ?? null,
+    timeoutMs: l?.timeout_ms ?? null,
+    sandbox: e.sandbox ?? null,
+    line,
+    launchedAt,
+    exitedAt: null as number | null,
+    durationMs: null as number | null,
+    status: 'running' as string,
+    code: null as number | null,
+    usage: null as Usage | null,
+  };
 }
 
 export const getOr = <K, V>(map: Map<K, V>, key: K, make: () => V): V => map.get(key) ?? map.set(key, make()).get(key)!;

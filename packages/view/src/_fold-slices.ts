@@ -1,29 +1,12 @@
 // A slice's balls folded from the engine's events (CONTRACT section 7).
 import type { EventOf } from '@leap/core';
 import { getOr, isString } from './_fold-leaves.js';
+import type { SliceRecord } from './read-state.js';
 
 export const receiptOf = (v: unknown): number | null => (v === -1 || v === 0 || v === 1 ? v : null);
 
-export type RoundAnswer = { hypothesis: string; move: string };
-/** A round's live proof evidence (round-N.json's `live`): its exit, time, and its output, bounded and hashed. */
-export interface RoundLive {
-  code: number | null;
-  ms: number | null;
-  sha256: string;
-  bytes: number | null;
-  truncated: boolean;
-  output: string;
-  note?: string;
-}
-type Round = { round: number; receipt: number | null; at: number; answer?: RoundAnswer; live?: RoundLive };
-type Review = {
-  reviewer: string | null;
-  family: string | null;
-  verdict: string;
-  value: number;
-  candidate: string;
-  at: number;
-};
+type Round = SliceRecord['balls'][number]['rounds'][number] & { at: number };
+type Review = Pick<EventOf<'review'>, 'reviewer' | 'family' | 'verdict' | 'value' | 'candidate'> & { at: number };
 
 export interface BallRun {
   slice: string;

@@ -1,7 +1,7 @@
 // Every text from an event or a file goes through `esc`.
 import type { TextParts } from '@leap/core';
-import { byWave, clockTime, escapeHtml as esc, formatDuration, RECEIPT_TEXT } from './_text.js';
-import type { Span } from './_report-timeline.js';
+import { byWave, clockTime, escapeHtml as esc, formatDuration, RECEIPT_TEXT, remoteWords, TORN } from './_text.js';
+import { along, type Span } from './_report-timeline.js';
 import type { ViewData } from './collect-view.js';
 import { pushTo } from './_fold-leaves.js';
 import { flakyVerdicts, type BallRun, type LeafRun, type RunModel, type Verdict } from './fold-run.js';
@@ -19,10 +19,7 @@ const head = (...cols: string[]): string => `<table><thead><tr><th>${cols.join('
 const where = (v: Verdict): string => `<td>${v.issue ?? ''}<td class="reason">${esc(v.step ?? '')}<td>${esc(v.phase)}`;
 
 export function renderVerdicts(model: RunModel, out: TextParts): void {
-  if (model.verdicts.length === 0) {
-    out.push('<p class="empty">No verdict yet.</p>');
-    return;
-  }
+  if (model.verdicts.length === 0) return void out.push('<p class="empty">No verdict yet.</p>');
   const revisions = new Map<string, LeafRun[]>();
   for (const l of model.leaves)
     if (l.actor === 'developer' && (l.attempt ?? 1) > 1) pushTo(revisions, `${l.issue}\n${l.step}\n${l.phase}`, l);
@@ -48,10 +45,8 @@ export function renderFlaky(model: RunModel): string {
       `<tr class="flaky-row">${time(v.at)}<td>${esc(v.tests.join(', ') || '(no test named)')}${where(v)}` +
       `<td class="reason">${esc(v.reason)}\n`,
   );
-  return (
-    '<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3>' +
-    `${head('time', 'test', 'issue', 'step', 'phase', 'reason')}${rows.join('')}</tbody></table>`
-  );
+  const title = '<h3 id="flaky">Flaky tests: passed once and failed once on the same tree</h3>';
+  return `${title}${head('time', 'test', 'issue', 'step', 'phase', 'reason')}${rows.join('')}</tbody></table>`;
 }
 
 export function renderBailsAndStops(model: RunModel): string {
@@ -86,8 +81,7 @@ export function renderBailsAndStops(model: RunModel): string {
 
 /** Each issue's ledger progress over time: steps ticked (green) and refactored (done), as step lines. */
 export function renderLedgerProgress(view: ViewData, span: Span): string {
-  const issues = new Set<number>(view.ledgers.map((l) => l.issue));
-  for (const t of view.model.ticks) if (t.issue !== null) issues.add(t.issue);
+  const issues = new Set([...view.ledgers.map((l) => l.issue), ...view.model.ticks.flatMap((t) => t.issue ?? [])]);
   if (issues.size === 0) return '<p class="empty">No ledger yet.</p>';
   const out: string[] = [];
   for (const issue of [...issues].sort((a, b) => a - b)) {
@@ -97,8 +91,7 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
       ticks.filter((t) => t.action === action).map((t, i): [number, number] => [t.at, i + 1]);
     const [green, done] = [steps('tick'), steps('clear-refactor-pending')];
     const total = Math.max(ledger?.steps.length ?? 0, green.length, 1);
-    const x = (t: number): number =>
-      40 + Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from))) * 700;
+    const x = (t: number): number => 40 + along(span, t) * 700;
     const y = (n: number): number => 120 - (n / total) * 100;
     // One step per pixel at most: a long ledger's ticks that fall in one column make one riser.
     const path = (points: Array<[number, number]>): string => {
@@ -134,10 +127,7 @@ export function renderLedgerProgress(view: ViewData, span: Span): string {
     const items = ticks
       .slice(-LAST_TICKS)
       .map((t) => `<tr>${time(t.at)}<td>${esc(t.action)}<td class="reason">${esc(t.title ?? '')}\n`);
-    const shown =
-      ticks.length > LAST_TICKS
-        ? `the last ${LAST_TICKS} of ${ticks.length} ledger events`
-        : `${ticks.length} ledger events`;
+    const shown = `${ticks.length > LAST_TICKS ? `the last ${LAST_TICKS} of ` : ''}${ticks.length} ledger events`;
     if (items.length > 0)
       out.push(`<details><summary>${shown}</summary><table><tbody>${items.join('')}</tbody></table></details>`);
   }
@@ -173,12 +163,8 @@ function roundDetails(ball: BallRun): string {
 function remoteLine(ball: BallRun, remote: RemoteRoundState | undefined): string {
   if (remote?.engineAlive !== true || ball.rounds.some((r) => r.round === remote.round && r.receipt !== null))
     return '';
-  const what =
-    remote.state === 'queued'
-      ? 'queued: no worker has taken it'
-      : remote.state === 'building'
-        ? `building on worker ${esc(remote.worker ?? '?')}${remote.phase === null ? '' : ` (${esc(remote.phase)})`}`
-        : `returned by worker ${esc(remote.worker ?? '?')}, the engine checking it`;
+  const phase = remote.phase === null ? '' : ` (${esc(remote.phase)})`;
+  const what = remoteWords(remote.state, esc(remote.worker ?? '?'), phase, '');
   return `<div class="small remote" data-remote="${remote.state}">round ${remote.round}: ${what}</div>`;
 }
 
@@ -246,11 +232,7 @@ export function renderProblems(view: ViewData): string {
     ...view.model.unknown.map((u) => row(`${log}:${u.line}`, unknown(u.event), '<tr class="unknown-kind">')),
     ...view.fileProblems.map((p) => row(esc(p.file), esc(p.message))),
   ];
-  if (view.log.tornTail)
-    rows.push(
-      `<tr><td>${log}</td><td>the last line has no end yet (being written, or torn by a crash); ` +
-        'not counted</td></tr>',
-    );
+  if (view.log.tornTail) rows.push(`<tr><td>${log}</td><td>${TORN}</td></tr>`);
   if (rows.length === 0) return '<p class="empty">Every line of the event log was read.</p>';
   return `<table class="problems"><tbody>${rows.join('')}</tbody></table>`;
 }

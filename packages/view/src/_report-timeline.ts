@@ -25,7 +25,13 @@ const VERDICT_ICONS: Record<string, string> = { PASS: '✓', REJECT: '✗', ERRO
 
 /** A fraction of the track as a percentage, to three decimals (a 24,000-pixel track needs them). */
 const percent = (fraction: number): number => Math.round(Math.min(1, Math.max(0, fraction)) * 100_000) / 1000;
-const at = (span: Span, t: number): string => `${percent((t - span.from) / Math.max(1, span.to - span.from))}%`;
+/** Where `t` falls in `span`, from 0 to 1. */
+export const along = (span: Span, t: number): number =>
+  Math.min(1, Math.max(0, (t - span.from) / Math.max(1, span.to - span.from)));
+const at = (span: Span, t: number): string => `${percent(along(span, t))}%`;
+
+const isRevision = (run: LeafRun): boolean => run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier';
+const shownStop = (s: RunModel['stops'][number]): boolean => s.action !== 'cleared';
 
 function statusClass(run: LeafRun): string {
   if (run.status === 'exited' && run.code !== null && run.code !== 0) return 'failed';
@@ -90,10 +96,8 @@ function barTitle(run: LeafRun): string {
 }
 
 export function renderTimeline(model: RunModel, span: Span, now: number, out: TextParts): void {
-  if (model.leaves.length === 0 && model.verdicts.length === 0) {
-    out.push('<p class="empty">No leaf has run yet.</p>');
-    return;
-  }
+  if (model.leaves.length === 0 && model.verdicts.length === 0)
+    return void out.push('<p class="empty">No leaf has run yet.</p>');
   const end = (r: LeafRun): number => r.exitedAt ?? (r.status === 'running' ? now : r.launchedAt);
   // A long run gets a wider track (it scrolls sideways, its labels stay); bars never narrower than their word.
   const trackPx = Math.min(24_000, Math.max(900, model.leaves.length * 24));
@@ -110,8 +114,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
       `<div class="axis"><div class="lbl"></div><div class="ticks">${ticks.join('')}</div></div>`,
   );
   for (const group of groupLeaves(model)) {
-    let count = 0;
-    for (const sub of group.subs.values()) for (const row of sub.rows.values()) count += row.length;
+    const count = [...group.subs.values()].reduce((n, sub) => n + [...sub.rows.values()].flat().length, 0);
     const label = `${esc(group.label)} <span class="meta">${count} leaves</span>`;
     out.push(`\n<details class="grp" open><summary><span>${label}</span></summary>`);
     for (const sub of group.subs.values()) {
@@ -134,7 +137,7 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
           // A bar drawn wider than its leaf's time ends at the track's end at the latest.
           const latest = Math.round((100 - width) * 1000) / 1000;
           const left = Math.min(percent((run.launchedAt - span.from) / length), latest);
-          const rev = run.attempt !== null && run.attempt > 1 && run.actor !== 'verifier' ? ' rev' : '';
+          const rev = isRevision(run) ? ' rev' : '';
           const place = `left:${left}%;width:${width}%;top:${lane * LANE_PX + top}px`;
           out.push(
             `<div class="bar${rev}" data-status="${statusClass(run)}" style="${place}" title="${esc(barTitle(run))}">` +
@@ -159,24 +162,17 @@ export function renderTimeline(model: RunModel, span: Span, now: number, out: Te
 }
 
 function runLines(model: RunModel, span: Span): string {
-  return [
-    ...model.bails.map((b) => {
-      const title = `bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`;
-      return (
-        `<div class="ln run-mark bail" style="left:${at(span, b.at)}" title="${esc(title)}">` +
-        `<span>bail: ${esc(b.cause)} (${esc(b.class)})</span></div>`
-      );
-    }),
-    ...model.stops
-      .filter((s) => s.action !== 'cleared')
-      .map((s) => {
-        const title = `stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`;
-        return (
-          `<div class="ln stop run-mark" style="left:${at(span, s.at)}" title="${esc(title)}">` +
-          `<span>stop ${esc(s.mode ?? '')} ${esc(s.action)}</span></div>`
-        );
-      }),
-  ].join('');
+  const line = (what: string, t: number, title: string, label: string): string =>
+    `<div class="ln ${what}" style="left:${at(span, t)}" title="${esc(title)}"><span>${label}</span></div>`;
+  const bails = model.bails.map((b) => {
+    const title = `bail ${b.cause} (${b.class}) at ${clockTime(b.at)}${b.detail === null ? '' : `: ${b.detail}`}`;
+    return line('run-mark bail', b.at, title, `bail: ${esc(b.cause)} (${esc(b.class)})`);
+  });
+  const stops = model.stops.filter(shownStop).map((s) => {
+    const title = `stop ${s.mode ?? ''} ${s.action}${s.leaf === null ? '' : ` by ${s.leaf}`} at ${clockTime(s.at)}`;
+    return line('stop run-mark', s.at, title, `stop ${esc(s.mode ?? '')} ${esc(s.action)}`);
+  });
+  return [...bails, ...stops].join('');
 }
 
 const rank = (phase: string): number => (PHASE_ORDER.includes(phase) ? PHASE_ORDER.indexOf(phase) : PHASE_ORDER.length);
@@ -189,16 +185,15 @@ export function renderLegend(model: RunModel): string {
       const word = status === 'failed' ? 'exited non-zero' : status;
       return `<span><i class="sw" style="background:${color}"></i>${esc(word)}</span>`;
     });
-  if (model.leaves.some((l) => l.attempt !== null && l.attempt > 1 && l.actor !== 'verifier')) {
+  if (model.leaves.some(isRevision))
     items.push('<span><i class="sw" style="outline:2px dashed #e08a1e;outline-offset:-2px"></i>revision</span>');
-  }
-  const verdicts = new Set(model.verdicts.map((v) => v.verdict));
+  const verdicts = new Set<string>(model.verdicts.map((v) => v.verdict));
   for (const [verdict, icon] of Object.entries(VERDICT_ICONS)) {
     const words = verdict === 'flaky' ? 'flaky test' : verdict;
     if (verdicts.has(verdict)) items.push(`<span><i class="sw vm-key v-${verdict}">${icon}</i>${words}</span>`);
   }
   if (model.bails.length > 0) items.push('<span><i class="sw" style="border-left:2px solid #d33c3c"></i>bail</span>');
-  if (model.stops.some((s) => s.action !== 'cleared'))
+  if (model.stops.some(shownStop))
     items.push('<span><i class="sw" style="border-left:2px dashed #7b5cc4"></i>stop</span>');
   const words = new Set(
     model.leaves.map((l) => l.actor).filter((a): a is string => a !== null && Object.hasOwn(ACTOR_WORDS, a)),

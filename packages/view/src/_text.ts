@@ -21,19 +21,28 @@ export function viewOptions<T extends Record<string, CliOption>>(
   return values;
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 /** Run `body` with a signal that aborts on INT or TERM, listened for only meanwhile. */
 export async function untilSignal(body: (signal: AbortSignal) => Promise<void>): Promise<number> {
   const controller = new AbortController();
   const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  for (const signal of SIGNALS) process.once(signal, stop);
   try {
     await body(controller.signal);
   } finally {
-    process.removeListener('SIGINT', stop);
-    process.removeListener('SIGTERM', stop);
+    for (const signal of SIGNALS) process.removeListener(signal, stop);
   }
   return 0;
+}
+
+export const TORN = 'the last line has no end yet (being written, or torn by a crash); not counted';
+
+/** A remote round's state in words: `worker` and `phase` already made safe where they go; `since` its time. */
+export function remoteWords(state: string, worker: string, phase: string, since: string): string {
+  if (state === 'queued') return `queued${since}: no worker has taken it`;
+  if (state === 'building') return `building on worker ${worker}${phase}${since}`;
+  return `returned by worker ${worker}, the engine checking it`;
 }
 
 export const RECEIPT_TEXT: Record<string, string> = { '-1': '-1 refused', '0': '0 held', '1': '1 passed' };
@@ -57,11 +66,8 @@ export function formatDuration(ms: number): string {
 export const formatTokens = (n: number | null): string =>
   n === null ? '?' : String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
-/** Dollars: four decimals below a cent, two above; null is `?`. */
-export function formatUsd(n: number | null): string {
-  if (n === null) return '?';
-  return n !== 0 && n < 0.01 ? `$${n.toFixed(4)}` : `$${n.toFixed(2)}`;
-}
+export const formatUsd = (n: number | null): string =>
+  n === null ? '?' : `$${n.toFixed(n !== 0 && n < 0.01 ? 4 : 2)}`;
 
 export const clockTime = (ms: number): string =>
   Number.isFinite(ms) ? isoTimestamp(Math.floor(ms)).slice(-13, -5) : '?';

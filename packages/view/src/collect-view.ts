@@ -1,16 +1,9 @@
 import { join } from 'node:path';
-import {
-  findRepoRoot,
-  isProcessAlive,
-  parseKeyValues,
-  readFileIfExists,
-  readProcStat,
-  resolveStateDir,
-} from '@leap/core';
+import { findRepoRoot, isProcessAlive, parseKeyValues, readProcStat, resolveStateDir } from '@leap/core';
 import { newBall, newSlice } from './_fold-slices.js';
 import { createFolder, type BallRun, type LeafRun, type RunModel, type SliceRun } from './fold-run.js';
 import { readLogOnce, type LogTail } from './read-log.js';
-import { readLedgers, readPendingStop, readSliceRecords, type FileProblem, type SliceRecord } from './read-state.js';
+import { readLedgers, readPendingStop, readSliceRecords, readText, type FileProblem } from './read-state.js';
 
 /** Where to look, when "now" is (tests pin it), and a tail kept across redraws (`--watch`). */
 export type ViewOptions = { cwd: string; env: NodeJS.ProcessEnv; now?: number; tail?: LogTail };
@@ -18,15 +11,14 @@ export type ViewOptions = { cwd: string; env: NodeJS.ProcessEnv; now?: number; t
 export type ViewData = ReturnType<typeof collectView>;
 
 /** Read and fold everything; never throws for what the files hold. */
-export function collectView(options: ViewOptions) {
-  const stateDir = resolveStateDir(options.env, options.cwd);
-  const repo = findRepoRoot(options.cwd) ?? options.cwd;
+export function collectView({ cwd, env, now, tail }: ViewOptions) {
+  const stateDir = resolveStateDir(env, cwd);
+  const repo = findRepoRoot(cwd) ?? cwd;
   const eventsFile = join(stateDir, 'events.jsonl');
   // One shot: fold each line as read, keep none; a watch keeps its records.
   const folder = createFolder();
-  const snapshot =
-    options.tail === undefined ? readLogOnce(eventsFile, folder.add) : options.tail.readMore().snapshot();
-  if (options.tail !== undefined) for (const r of snapshot.records) folder.add(r);
+  const snapshot = tail === undefined ? readLogOnce(eventsFile, folder.add) : tail.readMore().snapshot();
+  if (tail !== undefined) for (const r of snapshot.records) folder.add(r);
   const model = folder.finish(snapshot.problems);
   const fileProblems: FileProblem[] = [];
   const ledgers = readLedgers(stateDir, fileProblems);
@@ -38,7 +30,7 @@ export function collectView(options: ViewOptions) {
     repo,
     stateDir,
     eventsFile,
-    now: options.now ?? Date.now(),
+    now: now ?? Date.now(),
     log: { exists: snapshot.exists, events: snapshot.events, tornTail: snapshot.tornTail, problems: model.problems },
     fileProblems,
     model,
@@ -57,13 +49,9 @@ function judgeOpenLeaves(leaves: LeafRun[], stateDir: string): void {
 }
 
 function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
-  let text: string | null = null;
-  try {
-    if (/^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/'))
-      text = readFileIfExists(join(stateDir, `${run.leaf}.pid`));
-  } catch {
-    // An unreadable pid file says nothing.
-  }
+  const named = /^[A-Za-z0-9]/.test(run.leaf) && !run.leaf.includes('/');
+  // An unreadable pid file says nothing.
+  const text = named ? readText(join(stateDir, `${run.leaf}.pid`)) : null;
   if (text !== null && text !== '') {
     const { first, values } = parseKeyValues(text);
     const pid = Number(first.trim());
@@ -73,20 +61,16 @@ function isSupervisorAlive(run: LeafRun, stateDir: string): boolean {
   return run.pid !== null && isProcessAlive({ pid: run.pid }) && !startedAfter(run.pid, run.launchedAt);
 }
 
-let bootMs: number | null | undefined;
+let bootMs: number | undefined;
 
-// A process started after `at` only reused the launch's pid. Start times are ticks after boot (USER_HZ, 100).
+// A process started after `at` only reused the launch's pid. Start times are ticks after boot (USER_HZ, 100); an
+// unknown boot or start time is NaN, which compares false.
 function startedAfter(pid: number, at: number): boolean {
-  if (bootMs === undefined) {
-    const btime = /^btime (\d+)$/m.exec(readFileIfExists('/proc/stat') ?? '')?.[1];
-    bootMs = btime === undefined ? null : Number(btime) * 1000;
-  }
-  const ticks = Number(readProcStat(pid)?.[19]);
-  if (bootMs === null || !Number.isFinite(ticks)) return false;
-  return bootMs + ticks * 10 > at + 2000;
+  bootMs ??= Number(/^btime (\d+)$/m.exec(readText('/proc/stat') ?? '')?.[1]) * 1000;
+  return bootMs + Number(readProcStat(pid)?.[19]) * 10 > at + 2000;
 }
 
-function mergeSliceRecords(model: RunModel, records: readonly SliceRecord[]): void {
+function mergeSliceRecords(model: RunModel, records: ReturnType<typeof readSliceRecords>): void {
   for (const record of records) {
     const slice =
       model.slices.find((s) => s.id === record.id) ?? newSlice(model.slices, record.id, Number.POSITIVE_INFINITY);

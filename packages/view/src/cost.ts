@@ -1,34 +1,25 @@
 // A figure a CLI did not report is never guessed: a sum is null when no usage reported it (CONTRACT section 10).
 import { getOr } from './_fold-leaves.js';
+import { formatTokens, formatUsd } from './_text.js';
 import type { Usage } from './fold-run.js';
 
-export interface CostTotal {
+const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
+/** `estimated`: how many costs are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own. */
+export type CostTotal = Record<(typeof FIGURES)[number], number | null> & {
   leaves: number;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost_usd: number | null;
-  unreported: { input_tokens: number; output_tokens: number; cost_usd: number };
-  /** How many costs are estimates from an agents-file entry's prices (Codex, Gemini), not a CLI's own figure. */
+  unreported: Record<(typeof FIGURES)[number], number>;
   estimated: number;
-}
-
+};
 export type CostRow = { issue: number | null; step: string | null; slice: string | null; total: CostTotal };
-type CostBreakdown = { total: CostTotal; byIssue: CostRow[]; byStep: CostRow[]; bySlice: CostRow[] };
 
 function emptyTotal(): CostTotal {
-  return {
-    leaves: 0,
-    input_tokens: null,
-    output_tokens: null,
-    cost_usd: null,
-    unreported: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-    estimated: 0,
-  };
+  const unreported = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  return { leaves: 0, input_tokens: null, output_tokens: null, cost_usd: null, unreported, estimated: 0 };
 }
 
 function addUsage(total: CostTotal, usage: Usage): CostTotal {
   total.leaves++;
-  for (const k of ['input_tokens', 'output_tokens', 'cost_usd'] as const) {
+  for (const k of FIGURES) {
     const v = usage[k];
     if (v === null) total.unreported[k]++;
     else total[k] = (total[k] ?? 0) + v;
@@ -37,12 +28,10 @@ function addUsage(total: CostTotal, usage: Usage): CostTotal {
   return total;
 }
 
-export function sumUsage(usages: readonly Usage[]): CostTotal {
-  return usages.reduce(addUsage, emptyTotal());
-}
+export const sumUsage = (usages: readonly Usage[]): CostTotal => usages.reduce(addUsage, emptyTotal());
 
-export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
-  const out: CostBreakdown = { total: sumUsage(usages), byIssue: [], byStep: [], bySlice: [] };
+export function breakDownCost(usages: readonly Usage[]) {
+  const out = { total: sumUsage(usages), byIssue: [] as CostRow[], byStep: [] as CostRow[], bySlice: [] as CostRow[] };
   const rows = new Map<string, CostRow>();
   const add = (to: CostRow[], key: string, u: Usage, row: Omit<CostRow, 'total'>): void => {
     const made = getOr(rows, key, () => ({ ...row, total: emptyTotal() }));
@@ -59,10 +48,7 @@ export function breakDownCost(usages: readonly Usage[]): CostBreakdown {
 }
 
 /** A total as one line: `12,345 in / 678 out tokens, $0.42 over 5 leaves (2 of 5 leaves did not report cost)`. */
-export function describeTotal(
-  total: CostTotal,
-  fmt: { tokens: (n: number | null) => string; usd: (n: number | null) => string },
-): string {
+export function describeTotal(total: CostTotal, fmt = { tokens: formatTokens, usd: formatUsd }): string {
   if (total.leaves === 0) return 'no usage reported yet';
   const { unreported: u } = total;
   const leaves = `${total.leaves} ${total.leaves === 1 ? 'leaf' : 'leaves'}`;

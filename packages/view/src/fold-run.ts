@@ -1,53 +1,38 @@
 // The log folded into a RunModel: events of kinds core does not know are kept as `unknown`.
-import { EVENT_KINDS, type LeapEvent } from '@leap/core';
+import { EVENT_KINDS, type EventKind, type EventOf, type LeapEvent } from '@leap/core';
 import { type LeafRun, LeafFold, str, type Usage } from './_fold-leaves.js';
 import { type SliceRun, SliceFold } from './_fold-slices.js';
 import type { LogProblem, LogRecord } from './read-log.js';
 
 export { ballOfLeafName, type LeafRun, type Usage } from './_fold-leaves.js';
-export type { BallRun, RoundAnswer, RoundLive, SliceRun } from './_fold-slices.js';
+export type { BallRun, SliceRun } from './_fold-slices.js';
 
-type Logged = { line: number; at: number; issue: number | null };
-type OfStep = Logged & { step: string | null };
-export type Verdict = OfStep & {
-  phase: string;
-  verdict: string;
-  reason: string;
-  agent: string | null;
-  /** The tests it names (`tests`, or `test`): a flaky verdict's tests that passed once and failed once. */
-  tests: string[];
-};
-type Tick = Logged & { action: string; title: string | null; criterion: number | null };
-type Bail = OfStep & { cause: string; class: string; detail: string | null };
+type Where = { line: number; at: number; issue: number | null; step: string | null };
+type Row<K extends EventKind, F extends keyof EventOf<K>, More = unknown> = Where & Pick<EventOf<K>, F> & More;
+/** `tests`: the tests it names (`tests`, or `test`): a flaky verdict's tests that passed once and failed once. */
+export type Verdict = Row<'verdict', 'phase' | 'verdict' | 'reason', { agent: string | null; tests: string[] }>;
 /** A leaf whose vendor ran dry, launched again with the next agent of its role's list (`next` null: none was left). */
-type Fallover = OfStep & {
-  slice: string | null;
-  ball: string | null;
-  leaf: string;
-  role: string;
-  agent: string;
-  cause: string;
-  message: string;
-  next: string | null;
-};
-type Stop = OfStep & { mode: string | null; action: string; leaf: string | null };
-type Mark = Logged & { name: string; anchor: string | null };
+type Fallover = Row<
+  'fallover',
+  'leaf' | 'role' | 'agent' | 'cause' | 'message' | 'next',
+  Record<'slice' | 'ball', string | null>
+>;
 
-export interface RunModel {
-  leaves: LeafRun[];
-  verdicts: Verdict[];
-  ticks: Tick[];
-  bails: Bail[];
-  fallovers: Fallover[];
-  stops: Stop[];
-  marks: Mark[];
-  usage: Usage[];
-  slices: SliceRun[];
-  unknown: Array<{ line: number; at: number; event: string }>;
-  suiteRuns: number;
-  problems: LogProblem[];
-  firstAt: number | null;
-  lastAt: number | null;
+export class RunModel {
+  leaves: LeafRun[] = [];
+  verdicts: Verdict[] = [];
+  ticks: Array<Row<'tick', 'action' | 'title', { criterion: number | null }>> = [];
+  bails: Array<Row<'bail', 'cause' | 'class', { detail: string | null }>> = [];
+  fallovers: Fallover[] = [];
+  stops: Array<Row<'stop', 'mode' | 'action', { leaf: string | null }>> = [];
+  marks: Array<Row<'mark', 'name' | 'anchor'>> = [];
+  usage: Usage[] = [];
+  slices: SliceRun[] = [];
+  unknown: Array<{ line: number; at: number; event: string }> = [];
+  suiteRuns = 0;
+  problems: LogProblem[] = [];
+  firstAt: number | null = null;
+  lastAt: number | null = null;
 }
 
 const KNOWN = new Set<string>(EVENT_KINDS);
@@ -58,97 +43,43 @@ export function foldRun(records: readonly LogRecord[], problems: readonly LogPro
   return folder.finish(problems);
 }
 
-type Fold = { model: RunModel; leaves: LeafFold; slices: SliceFold };
-
 /** A fold fed one record at a time; `finish` (once, after the last record) takes the reader's `problems`. */
-export function createFolder(): { add(r: LogRecord): void; finish(problems?: readonly LogProblem[]): RunModel } {
-  const model: RunModel = {
-    leaves: [],
-    verdicts: [],
-    ticks: [],
-    bails: [],
-    fallovers: [],
-    stops: [],
-    marks: [],
-    usage: [],
-    slices: [],
-    unknown: [],
-    suiteRuns: 0,
-    problems: [],
-    firstAt: null,
-    lastAt: null,
-  };
-  const fold: Fold = { model, leaves: new LeafFold(model.leaves, model.usage), slices: new SliceFold(model.slices) };
-  return {
-    add: (r) => add(fold, r),
-    finish: (problems = []) => {
-      model.problems = [...problems];
-      fold.slices.finish([...model.leaves, ...model.usage]);
-      return model;
-    },
-  };
-}
-
-function add(fold: Fold, r: LogRecord): void {
-  const { model: m } = fold;
-  m.firstAt = m.firstAt === null ? r.at : Math.min(m.firstAt, r.at);
-  m.lastAt = m.lastAt === null ? r.at : Math.max(m.lastAt, r.at);
-  if (!KNOWN.has(r.event.event)) return void m.unknown.push({ line: r.line, at: r.at, event: r.event.event });
-  const e = r.event as unknown as LeapEvent; // core's reader checked it
-  const { line, at } = r;
-  const { issue, step } = e;
-  const where = { line, at, issue, step };
-  switch (e.event) {
-    case 'launch':
-      fold.leaves.launch(r, e);
-      break;
-    case 'exit':
-      fold.leaves.exit(r, e);
-      break;
-    case 'usage':
-      fold.leaves.usage(r);
-      break;
-    case 'verdict': {
+export function createFolder() {
+  const m = new RunModel();
+  const leaves = new LeafFold(m.leaves, m.usage);
+  const slices = new SliceFold(m.slices);
+  const add = (r: LogRecord): void => {
+    m.firstAt = Math.min(m.firstAt ?? r.at, r.at);
+    m.lastAt = Math.max(m.lastAt ?? r.at, r.at);
+    if (!KNOWN.has(r.event.event)) return void m.unknown.push({ line: r.line, at: r.at, event: r.event.event });
+    const e = r.event as unknown as LeapEvent; // core's reader checked it
+    const where = { line: r.line, at: r.at, issue: e.issue, step: e.step };
+    if (e.event === 'launch') leaves.launch(r, e);
+    else if (e.event === 'exit') leaves.exit(r, e);
+    else if (e.event === 'usage') leaves.usage(r);
+    else if (e.event === 'verdict') {
       const { phase, verdict, reason } = e;
       const tests = e.tests ?? (e.test === undefined ? [] : [e.test]);
       m.verdicts.push({ ...where, phase, verdict, reason, agent: e.agent ?? null, tests });
-      break;
-    }
-    case 'tick':
-      m.ticks.push({ line, at, issue, action: e.action, title: e.title, criterion: e.criterion ?? null });
-      break;
-    case 'bail': {
+    } else if (e.event === 'tick')
+      m.ticks.push({ ...where, action: e.action, title: e.title, criterion: e.criterion ?? null });
+    else if (e.event === 'bail') {
       const detail = e.message ?? str(e.reason) ?? str(e.narration) ?? str(e.spent);
       m.bails.push({ ...where, cause: e.cause, class: e.class, detail });
-      break;
-    }
-    case 'fallover': {
-      const { leaf, role, agent, cause, message, next } = e;
-      m.fallovers.push({
-        ...where,
-        slice: e.slice ?? null,
-        ball: e.ball ?? null,
-        leaf,
-        role,
-        agent,
-        cause,
-        message,
-        next,
-      });
-      break;
-    }
-    case 'stop':
-      m.stops.push({ ...where, mode: e.mode, action: e.action, leaf: e.leaf ?? null });
-      break;
-    case 'mark':
-      m.marks.push({ line, at, issue, name: e.name, anchor: e.anchor });
-      break;
-    case 'suite':
-      m.suiteRuns += 1;
-      break;
-    default:
-      fold.slices.add(e, at);
-  }
+    } else if (e.event === 'fallover') {
+      const { leaf, role, agent, cause, message, next, slice = null, ball = null } = e;
+      m.fallovers.push({ ...where, slice, ball, leaf, role, agent, cause, message, next });
+    } else if (e.event === 'stop') m.stops.push({ ...where, mode: e.mode, action: e.action, leaf: e.leaf ?? null });
+    else if (e.event === 'mark') m.marks.push({ ...where, name: e.name, anchor: e.anchor });
+    else if (e.event === 'suite') m.suiteRuns += 1;
+    else slices.add(e, r.at);
+  };
+  const finish = (problems: readonly LogProblem[] = []): RunModel => {
+    m.problems = [...problems];
+    slices.finish([...m.leaves, ...m.usage]);
+    return m;
+  };
+  return { add, finish };
 }
 
 /** Each issue whose run was last seen stopping (a stop honoured, no leaf launched nor bail since): how and where. */

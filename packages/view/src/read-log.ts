@@ -8,16 +8,6 @@ const CHUNK_BYTES = 64 * 1024;
 export type LogRecord = { line: number; at: number; event: { [field: string]: unknown; ts: string; event: string } };
 export type LogProblem = { line: number; message: string };
 
-export interface LogSnapshot {
-  exists: boolean;
-  /** How many events were read (with a sink, `records` stays empty). */
-  events: number;
-  records: LogRecord[];
-  problems: LogProblem[];
-  /** The last line has no newline yet and is not a whole event: being written, or torn by a crash. */
-  tornTail: boolean;
-}
-
 export function parseLogLine(raw: string, line: number): LogRecord | LogProblem | null {
   if (raw.charCodeAt(0) !== 0x7b && raw.trim() === '') return null;
   const parsed = parseEventLine(raw);
@@ -29,15 +19,10 @@ export function parseLogLine(raw: string, line: number): LogRecord | LogProblem 
   return { line, at, event };
 }
 
-export function readLogOnce(file: string, sink: (record: LogRecord) => void): LogSnapshot {
-  return new LogTail(file, sink).readMore().snapshot(true);
-}
+export const readLogOnce = (file: string, sink: (record: LogRecord) => void) =>
+  new LogTail(file, sink).readMore().snapshot(true);
 
-export function parseLogText(text: string): LogSnapshot {
-  const tail = new LogTail('');
-  tail.push(text);
-  return tail.snapshot(true);
-}
+export const parseLogText = (text: string) => new LogTail('').push(text).snapshot(true);
 
 /** `readMore()` reads from a byte offset what was appended; a last line without its newline waits. */
 export class LogTail {
@@ -45,8 +30,8 @@ export class LogTail {
   private line = 0;
   private pending = '';
   private exists = false;
-  private readonly records: LogRecord[] = [];
-  private readonly problems: LogProblem[] = [];
+  private records: LogRecord[] = [];
+  private problems: LogProblem[] = [];
   private count = 0;
 
   constructor(
@@ -96,7 +81,7 @@ export class LogTail {
   }
 
   /** Take text of whole lines (and, at the end of a whole text, a last line without newline). */
-  push(text: string): void {
+  push(text: string): this {
     this.exists = true;
     let start = 0;
     for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
@@ -104,10 +89,12 @@ export class LogTail {
       start = end + 1;
     }
     this.pending = text.slice(start);
+    return this;
   }
 
-  /** What was read so far; a pending last line counts when it is already a whole event. */
-  snapshot(final = false): LogSnapshot {
+  /** What was read so far; a pending last line counts when it is already a whole event. `events`: how many were
+   * read (with a sink, `records` stays empty); `tornTail`: the last line has no newline yet and is not an event. */
+  snapshot(final = false) {
     const parsed = this.pending.trim() === '' ? null : parseLogLine(this.pending, this.line + 1);
     const whole = parsed !== null && 'event' in parsed ? parsed : null;
     if (whole !== null && this.sink !== undefined && final) {
@@ -123,22 +110,15 @@ export class LogTail {
   }
 
   private take(raw: string): void {
-    this.line++;
-    const parsed = parseLogLine(raw, this.line);
+    const parsed = parseLogLine(raw, ++this.line);
     if (parsed === null) return;
-    if (!('event' in parsed)) this.problems.push(parsed);
-    else if (this.sink === undefined) this.records.push(parsed);
+    if (!('event' in parsed)) return void this.problems.push(parsed);
+    this.count++;
+    if (this.sink === undefined) this.records.push(parsed);
     else this.sink(parsed);
-    if ('event' in parsed) this.count++;
   }
 
   private reset(exists = false): void {
-    this.offset = 0;
-    this.line = 0;
-    this.pending = '';
-    this.exists = exists;
-    this.records.length = 0;
-    this.problems.length = 0;
-    this.count = 0;
+    Object.assign(this, { offset: 0, line: 0, pending: '', exists, records: [], problems: [], count: 0 });
   }
 }

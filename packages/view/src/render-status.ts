@@ -1,7 +1,7 @@
 // Text from events is made terminal-safe and cut to the width.
 import { relative } from 'node:path';
 import { showText } from '@leap/core';
-import { byWave, clockTime, formatDuration, formatTokens, formatUsd, RECEIPT_TEXT, truncate } from './_text.js';
+import { byWave, clockTime, formatDuration, RECEIPT_TEXT, remoteWords, TORN, truncate } from './_text.js';
 import { describeTotal } from './cost.js';
 import type { StatusData } from './status-data.js';
 
@@ -22,8 +22,6 @@ function progressBar(full: number, half: number, total: number, width: number): 
   return `[${'█'.repeat(a)}${'▒'.repeat(b)}${'░'.repeat(width - a - b)}]`;
 }
 
-const FORMATS = { tokens: formatTokens, usd: formatUsd };
-
 export function renderStatus(data: StatusData, options: RenderOptions): string {
   const paint: Paint = options.color ? (style, text) => `\x1b[${CODES[style]}m${text}\x1b[0m` : (_style, text) => text;
   const width = Math.max(40, options.width);
@@ -41,7 +39,7 @@ export function renderStatus(data: StatusData, options: RenderOptions): string {
   for (const draw of [drawRunning, drawVerdicts, drawFlaky, drawBails, drawFallovers, drawStop]) draw(pen, data);
   for (const slice of data.slices) drawSlice(pen, slice);
   pen.section('Tokens and cost so far');
-  out.push(`  ${describeTotal(data.cost, FORMATS)}`);
+  out.push(`  ${describeTotal(data.cost)}`);
   drawProblems(pen, data);
   return `${out.join('\n')}\n`;
 }
@@ -66,7 +64,7 @@ function drawIssue({ out, paint, width, section }: Pen, issue: StatusData['issue
     const resume = `; leap tdd run --issue ${issue.issue} resumes it`;
     out.push(paint('yellow', `  stopped (${mode}) at ${clockTime(Date.parse(at))}${where}${resume}`));
   }
-  if (issue.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(issue.cost, FORMATS)}`));
+  if (issue.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(issue.cost)}`));
 }
 
 function drawRunning(pen: Pen, data: StatusData): void {
@@ -88,15 +86,10 @@ function drawRunning(pen: Pen, data: StatusData): void {
 
 function remoteLine({ paint }: Pen, r: StatusData['remote'][number]): string {
   const where = `slice ${safe(r.slice, 30)} ball ${safe(r.ball, 30)} round ${r.round}`;
-  const worker = `worker ${safe(r.worker ?? '?', 40)}`;
   const phase = r.phase === null ? '' : ` (${r.phase})`;
-  const queued = r.state === 'queued';
-  const what = queued
-    ? paint('yellow', `queued for ${formatDuration(r.sinceMs)}: no worker has taken it`)
-    : r.state === 'building'
-      ? `building on ${worker}${phase} for ${formatDuration(r.sinceMs)}`
-      : `returned by ${worker}, the engine checking it`;
-  return `  ${paint(queued ? 'yellow' : 'blue', queued ? '◌' : '●')} ${where}  ${what}`;
+  const what = remoteWords(r.state, safe(r.worker ?? '?', 40), phase, ` for ${formatDuration(r.sinceMs)}`);
+  if (r.state === 'queued') return `  ${paint('yellow', '◌')} ${where}  ${paint('yellow', what)}`;
+  return `  ${paint('blue', '●')} ${where}  ${what}`;
 }
 
 function drawLeaf({ out, paint, width }: Pen, r: StatusData['running'][number]): void {
@@ -170,7 +163,7 @@ function drawSlice({ out, paint, width, section }: Pen, slice: StatusData['slice
       const notes = paint('dim', safe(ballNotes(ball), width - 50));
       out.push(`  wave ${wave}  ${safe(ball.id, 30)}  ${receiptText(paint, ball.receipt)}  ${notes}`);
     }
-  if (slice.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(slice.cost, FORMATS)}`));
+  if (slice.cost !== null) out.push(paint('dim', `  cost: ${describeTotal(slice.cost)}`));
 }
 
 function ballNotes(ball: StatusData['slices'][number]['balls'][number]): string {
@@ -198,5 +191,5 @@ function drawProblems({ out, paint, width, rel, section }: Pen, data: StatusData
   section(paint('yellow', 'Problems'));
   for (const p of problems.slice(0, 20)) out.push(`  ${safe(p, width - 4)}`);
   if (problems.length > 20) out.push(`  ... and ${problems.length - 20} more (leap status --json lists them all)`);
-  if (tornTail) out.push(`  ${log}: the last line has no end yet (being written, or torn by a crash); not counted`);
+  if (tornTail) out.push(`  ${log}: ${TORN}`);
 }

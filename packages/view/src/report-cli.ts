@@ -37,11 +37,8 @@ export const reportMain: Subcommand = async (argv, io) => {
   if (values === null) return 0;
   if (values.out === '') throw new UsageError(`Expected --out to name a file, got ""\n${REPORT_USAGE}`);
   const view = collectView({ cwd: dirOption(io.cwd, values.dir), env: io.env });
-  if (!view.log.exists)
-    throw new LeapError(
-      `no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`,
-      { exitCode: 2 },
-    );
+  const none = `no event log at ${view.eventsFile}: nothing has run in this repository, so there is nothing to report`;
+  if (!view.log.exists) throw new LeapError(none, { exitCode: 2 });
   const file = resolve(io.cwd, values.out ?? `${view.stateDir}/leap-report.html`);
   let bytes: number;
   try {

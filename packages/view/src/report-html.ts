@@ -2,28 +2,17 @@
 import { isoTimestamp, type TextParts } from '@leap/core';
 import { escapeHtml as esc, formatDuration, formatTokens, formatUsd } from './_text.js';
 import { REPORT_CSS } from './_report-style.js';
-import {
-  renderBailsAndStops,
-  renderFlaky,
-  renderLedgerProgress,
-  renderProblems,
-  renderSlices,
-  renderVerdicts,
-} from './_report-sections.js';
+import * as sections from './_report-sections.js';
 import { renderLegend, renderTimeline, type Span } from './_report-timeline.js';
 import { breakDownCost, nothingReported, sumUsage, type CostRow, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, stoppedRuns } from './fold-run.js';
 
-function costCells(t: CostTotal): string {
-  const gap = (n: number, what = 'unreported'): string => (n > 0 ? ` <span class="meta">(${n} ${what})</span>` : '');
-  return (
-    `<td class="n">${t.leaves}</td>` +
-    `<td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td>` +
-    `<td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td>` +
-    `<td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${gap(t.estimated, 'estimated')}</td>`
-  );
-}
+const gap = (n: number, what = 'unreported'): string => (n > 0 ? ` <span class="meta">(${n} ${what})</span>` : '');
+const costCells = (t: CostTotal): string =>
+  `<td class="n">${t.leaves}</td><td class="n">${formatTokens(t.input_tokens)}${gap(t.unreported.input_tokens)}</td>` +
+  `<td class="n">${formatTokens(t.output_tokens)}${gap(t.unreported.output_tokens)}</td>` +
+  `<td class="n">${formatUsd(t.cost_usd)}${gap(t.unreported.cost_usd)}${gap(t.estimated, 'estimated')}</td>`;
 const costHead = (id: string, what: string): string =>
   `<table class="cost" id="${id}"><thead><tr><th>${what}</th><th class="n">leaves</th><th class="n">input tokens</th>` +
   '<th class="n">output tokens</th><th class="n">cost</th></tr></thead><tbody>';
@@ -36,18 +25,13 @@ function costTable(title: string, rows: CostRow[], label: (r: CostRow) => string
 
 function renderCost(view: ViewData, out: TextParts): void {
   const { usage } = view.model;
-  if (usage.length === 0) {
-    out.push('<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>');
-    return;
-  }
+  if (usage.length === 0)
+    return void out.push('<p class="empty">No usage event: no agent leaf has reported tokens or cost yet.</p>');
   const cost = breakDownCost(usage);
   if (nothingReported(cost.total)) {
     const agents = [...new Set(usage.map((u) => u.agent ?? '?'))].map(esc).join(', ');
-    out.push(
-      `<p class="empty" id="cost-none">Tokens and cost: not reported by these agents (${agents}), ` +
-        `for any of the ${usage.length} leaves.</p>`,
-    );
-    return;
+    const none = `Tokens and cost: not reported by these agents (${agents}), for any of the ${usage.length} leaves.`;
+    return void out.push(`<p class="empty" id="cost-none">${none}</p>`);
   }
   out.push(
     `${costHead('cost-total', 'the whole log')}<tr><td>all leaves</td>${costCells(cost.total)}</tr></tbody></table>`,
@@ -127,16 +111,16 @@ ${problems > 0 ? ` · <a href="#problems" class="warn">${problems} problems</a>`
 <section id="timeline"><h2>Timeline</h2>${renderLegend(model)}`);
   renderTimeline(model, span, view.now, out);
   out.push('</section>\n<section id="verdicts"><h2>Verdicts and revisions</h2>');
-  renderVerdicts(model, out);
-  out.push(renderFlaky(model));
+  sections.renderVerdicts(model, out);
+  out.push(sections.renderFlaky(model));
   out.push(`</section>
-<section id="bails"><h2>Bails, stops and fall-overs</h2>${renderBailsAndStops(model)}</section>
-<section id="ledgers"><h2>Ledger progress</h2>${renderLedgerProgress(view, span)}</section>
-<section id="slices"><h2>Slices: waves and receipts</h2>${renderSlices(view)}</section>
+<section id="bails"><h2>Bails, stops and fall-overs</h2>${sections.renderBailsAndStops(model)}</section>
+<section id="ledgers"><h2>Ledger progress</h2>${sections.renderLedgerProgress(view, span)}</section>
+<section id="slices"><h2>Slices: waves and receipts</h2>${sections.renderSlices(view)}</section>
 <section id="cost"><h2>Tokens and cost</h2>`);
   renderCost(view, out);
   out.push(`</section>
-<section id="problems"><h2>Problems</h2>${renderProblems(view)}</section>
+<section id="problems"><h2>Problems</h2>${sections.renderProblems(view)}</section>
 </main></body></html>
 `);
 }

@@ -8,8 +8,8 @@ import { collectView } from './collect-view.js';
 import { REPORT_CSP, renderReport } from './report-html.js';
 import { watchStatus } from './watch-status.js';
 
-/** `host` 127.0.0.1, `port` 0 (a free one) and `token` random (128 bits) unless given. */
-type ServeOptions = { cwd: string; env: NodeJS.ProcessEnv; host?: string; port?: number; token?: string };
+/** `host` 127.0.0.1 and `port` 0 (a free one) unless given. */
+type ServeOptions = { cwd: string; env: NodeJS.ProcessEnv; host?: string; port?: number };
 
 /** `url`: the page's address, token included; `close`: stop listening, end every page's stream and the watch. */
 export type LiveServer = { url: string; host: string; port: number; readonly updates: number; close(): Promise<void> };
@@ -83,31 +83,31 @@ function answer(req: IncomingMessage, res: ServerResponse, { options, token, str
   if (!sameToken(given, token) || more.length > 0)
     sendText(res, 403, 'forbidden: this page needs the token of the URL leap serve printed\n');
   else if (req.method !== 'GET' && req.method !== 'HEAD') res.writeHead(405, { ...HEADERS, allow: 'GET, HEAD' }).end();
-  else if (what === '' || what === 'page') sendPage(req, res, options, what === '');
   else if (what === 'events') {
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream', connection: 'keep-alive' });
     res.write('retry: 1000\n\n');
     streams.add(res);
     req.on('close', () => streams.delete(res));
-  } else sendText(res, 404, 'not found\n');
-}
-
-function sendPage(req: IncomingMessage, res: ServerResponse, options: ServeOptions, withScript: boolean): void {
-  let html: string;
-  try {
-    html = renderLivePage(options.cwd, options.env, withScript ? randomBytes(16).toString('base64') : null);
-  } catch (error) {
-    sendText(res, 500, `the report could not be made: ${(error as Error).message}\n`);
-    return;
+  } else if (what !== '' && what !== 'page') sendText(res, 404, 'not found\n');
+  else {
+    let html: string;
+    try {
+      html = renderLivePage(options.cwd, options.env, what === '' ? randomBytes(16).toString('base64') : null);
+    } catch (error) {
+      return void sendText(res, 500, `the report could not be made: ${(error as Error).message}\n`);
+    }
+    sendText(res, 200, req.method === 'HEAD' ? undefined : html, 'text/html');
   }
-  sendText(res, 200, req.method === 'HEAD' ? undefined : html, 'text/html');
 }
 
 export async function startLiveServer(options: ServeOptions): Promise<LiveServer> {
-  const token = options.token ?? randomBytes(16).toString('hex');
+  const token = randomBytes(16).toString('hex');
   const host = options.host ?? '127.0.0.1';
   const streams = new Set<ServerResponse>();
   let updates = 0;
+  const broadcast = (text: string): void => {
+    for (const res of streams) res.write(text);
+  };
   const { createServer } = await import('node:http');
   const site: Site = { options, token, streams };
   const server = createServer((req, res) => answer(req, res, site)).listen(options.port ?? 0, host);
@@ -119,17 +119,10 @@ export async function startLiveServer(options: ServeOptions): Promise<LiveServer
     cwd: options.cwd,
     env: options.env,
     signal: watching.signal,
-    onFrame: (_data, changed) => {
-      if (!changed) return;
-      updates++;
-      for (const res of streams) res.write(`event: update\ndata: ${updates}\n\n`);
-    },
+    onFrame: (_data, changed) => changed && broadcast(`event: update\ndata: ${++updates}\n\n`),
   }).catch(() => undefined);
   // Comments keep idle streams open through proxies, and tell a page at once when the server is gone.
-  const keepAlive = setInterval(() => {
-    for (const res of streams) res.write(': alive\n\n');
-  }, 15_000);
-  keepAlive.unref();
+  const keepAlive = setInterval(() => broadcast(': alive\n\n'), 15_000).unref();
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}/${token}/`,

@@ -26,18 +26,11 @@ Exit codes:
   0  shown (also when nothing has run yet, or lines were skipped)
   2  bad arguments`;
 
-function terminalWidth(io: SubcommandIo): number {
-  const fromEnv = Number(io.env.COLUMNS);
-  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
-  if (io.isTTY && process.stdout.columns > 0) return process.stdout.columns;
-  return 100;
-}
+const terminalWidth = ({ env, isTTY }: SubcommandIo): number =>
+  [Number(env.COLUMNS), isTTY ? process.stdout.columns : 0].find((n) => Number.isInteger(n) && n > 0) ?? 100;
 
-function colorOn(io: SubcommandIo): boolean {
-  if (io.env.NO_COLOR !== undefined && io.env.NO_COLOR !== '') return false;
-  if (io.env.FORCE_COLOR !== undefined && io.env.FORCE_COLOR !== '' && io.env.FORCE_COLOR !== '0') return true;
-  return io.isTTY;
-}
+const colorOn = ({ env, isTTY }: SubcommandIo): boolean =>
+  !env.NO_COLOR && (isTTY || !['', '0', undefined].includes(env.FORCE_COLOR));
 
 export const statusMain: Subcommand = async (argv, io) => {
   const values = viewOptions(argv, { watch: { type: 'boolean' } }, STATUS_USAGE, io);

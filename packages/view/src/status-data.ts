@@ -1,19 +1,16 @@
 // What `leap status` shows (CONTRACT section 10), as data: `--json` prints it, the terminal view draws it.
-import { isoTimestamp } from '@leap/core';
+import { DEFAULT_TIMEOUT_S, isoTimestamp, orElse, readTimeLimit } from '@leap/core';
 import { breakDownCost, type CostTotal } from './cost.js';
 import type { ViewData } from './collect-view.js';
 import { flakyVerdicts, stoppedRuns, type LeafRun } from './fold-run.js';
-import { readTimeLimitShown, supervisorEnv } from './read-state.js';
+import { supervisorEnv } from './read-state.js';
 
-type Stamped<T extends { line: number; at: number }> = Omit<T, 'line' | 'at'> & { at: string };
-
-/** What `leap status --json` prints. */
 export type StatusData = ReturnType<typeof buildStatus>;
 
 const iso = (ms: number): string => (Number.isFinite(ms) ? isoTimestamp(ms) : '');
 // The keys keep their order: `at` stays where it was.
-const stamped = <T extends { line: number; at: number }>({ line, ...r }: T): Stamped<T> =>
-  ({ ...r, at: iso(r.at) }) as unknown as Stamped<T>;
+const stamped = <T extends { line: number; at: number }>({ line, ...r }: T) =>
+  ({ ...r, at: iso(r.at) }) as Omit<T, 'line' | 'at'> & { at: string };
 
 /** How many verdicts, bails and fall-overs the status keeps (the report has them all). */
 const LAST_VERDICTS = 5;
@@ -42,15 +39,10 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv) {
     verdicts: model.verdicts.slice(-LAST_VERDICTS).map(({ tests, ...v }) => stamped(v)),
     bails: model.bails.slice(-LAST_VERDICTS).map(stamped),
     fallovers: model.fallovers.slice(-LAST_VERDICTS).map(({ step, ...f }) => stamped(f)),
-    stop: { pending: view.stop.mode, unreadable: view.stop.unreadable },
-    flaky: flakyVerdicts(model).map((v) => ({
-      at: iso(v.at),
-      issue: v.issue,
-      step: v.step,
-      phase: v.phase,
-      tests: v.tests,
-      reason: v.reason,
-    })),
+    stop: view.stop,
+    flaky: flakyVerdicts(model).map(({ at, issue, step, phase, tests, reason }) => {
+      return { at: iso(at), issue, step, phase, tests, reason };
+    }),
     slices: model.slices.map((s) => ({
       id: s.id,
       record: view.sliceRecords.some((r) => r.id === s.id && r.record),
@@ -74,15 +66,10 @@ export function buildStatus(view: ViewData, env: NodeJS.ProcessEnv) {
 function issuesOf(view: ViewData, issueCost: Map<number | null, CostTotal>) {
   const { model } = view;
   const stopped = stoppedRuns(model);
-  const numbers = new Set<number>(view.ledgers.map((l) => l.issue));
+  const numbers = new Set<number>([...view.ledgers.map((l) => l.issue), ...stopped.keys()]);
+  for (const x of [...model.leaves, ...model.verdicts]) if (x.issue !== null) numbers.add(x.issue);
   const latestPhase = new Map<string, string | null>();
-  for (const run of model.leaves) {
-    if (run.issue === null) continue;
-    numbers.add(run.issue);
-    if (run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
-  }
-  for (const v of model.verdicts) if (v.issue !== null) numbers.add(v.issue);
-  for (const issue of stopped.keys()) numbers.add(issue);
+  for (const run of model.leaves) if (run.step !== null) latestPhase.set(`${run.issue}\n${run.step}`, run.phase);
   return [...numbers]
     .sort((a, b) => a - b)
     .map((issue) => {
@@ -116,8 +103,13 @@ function runningOf(view: ViewData, r: LeafRun, env: NodeJS.ProcessEnv) {
 
 function timeLimitOf(stateDir: string, r: LeafRun, env: NodeJS.ProcessEnv): { ms: number; source: string } {
   if (r.timeoutMs !== null) return { ms: r.timeoutMs, source: 'launch event' };
-  // The limit the supervisor itself read, from its own environment when this machine shows it.
-  return readTimeLimitShown(stateDir, r.issue, (r.pid === null ? null : supervisorEnv(r.pid)) ?? env);
+  // The limit the supervisor itself read (from its own environment when this machine shows it), else the default
+  // (the supervisor refuses a limit it cannot read).
+  const supervisor = (r.pid === null ? null : supervisorEnv(r.pid)) ?? env;
+  return orElse(() => readTimeLimit(stateDir, r.issue, supervisor), {
+    ms: DEFAULT_TIMEOUT_S * 1000,
+    source: 'default',
+  });
 }
 
 function remoteRounds(view: ViewData) {

@@ -39,11 +39,9 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   });
   const follow = (): void => {
     // The state folder and .leap may not exist yet: each is watched from the first look that finds it.
-    for (const dir of [first.stateDir, join(first.repo, '.leap')]) {
-      if (watched.has(dir) || !existsSync(dir)) continue;
-      watched.add(dir);
-      watcher.add(dir);
-    }
+    const found = [first.stateDir, join(first.repo, '.leap')].filter((dir) => !watched.has(dir) && existsSync(dir));
+    for (const dir of found) watched.add(dir);
+    if (found.length > 0) watcher.add(found);
   };
   follow();
   let timer: NodeJS.Timeout | undefined;
@@ -59,11 +57,8 @@ export async function watchStatus(options: WatchOptions): Promise<void> {
   };
   // chokidar coalesces a file's changes that come close together: look once more when they settle.
   const soon = (): void => {
-    if (settle !== undefined) clearTimeout(settle);
-    settle = setTimeout(() => {
-      settle = undefined;
-      refresh(false);
-    }, 250);
+    clearTimeout(settle);
+    settle = setTimeout(() => refresh(false), 250);
     if (timer !== undefined) return;
     // Soon, but at most about ten frames a second however fast the log grows.
     timer = setTimeout(
