@@ -17,8 +17,7 @@ export class WorkerClone {
   readonly bare: string;
   private readonly work: string;
   private readonly once = serial();
-  /** Each ball's own worktree, kept round to round, and the commit it is at. */
-  private readonly held = new Map<string, { dir: string; head: string }>();
+  readonly held = new Map<string, { dir: string; head: string }>();
   private readonly releasing = new Set<Promise<void>>();
   /** A second round of a ball in flight here (a rerun, a second engine) gets a worktree and state folder of its own. */
   private readonly inFlight = new Map<string, number>();
@@ -104,8 +103,7 @@ export class WorkerClone {
     else this.inFlight.set(key, left);
   }
 
-  // The ball's own checkout, kept round to round, unless another round holds it (`own`: `BALL~TAG`, given back after).
-  // Detached: two checkouts of one ball cannot share a branch; the tip is pushed by its sha.
+  // The ball's own checkout, kept round to round, unless another round holds it (`own`); detached, pushed by sha.
   async checkout(slice: string, ball: string, commit: string, own: string | null): Promise<string> {
     const key = `${slice}/${ball}`;
     const have = this.held.get(key);
@@ -120,12 +118,8 @@ export class WorkerClone {
     // Another worker process on this machine may share the clone: its worktree commands can race ours.
     const add = ['worktree', 'add', '-q', '--detach', place, commit];
     await this.once(() => retryWorktreeRace(() => git(this.bare, add, this.env)));
-    if (own === null) this.hold(key, place, commit);
+    if (own === null) this.held.set(key, { dir: place, head: commit });
     return place;
-  }
-
-  hold(key: string, dir: string, head: string): void {
-    this.held.set(key, { dir, head });
   }
 
   push(place: string, tip: string, branch: string): Promise<string> {

@@ -1,6 +1,9 @@
 // The source of schemas/round-*.schema.json; a job holds nothing that runs or is secret (no agents file, env or URL).
+import { isAbsolute, relative, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { ID_PATTERN } from '@leap/slice';
+import { ID_PATTERN, type Ball, type Slice } from '@leap/slice';
+import { ballBranch } from './protocol.js';
 
 const id = z.string().regex(ID_PATTERN, 'an id is 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit');
 const sha = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/, 'a full commit sha (40 or 64 lowercase hex digits)');
@@ -55,7 +58,7 @@ const roundRequestSchema = z
   })
   .describe('One round of one LEAP ball: what the worker builds, with its own agents file and its own remote.');
 
-export const roundJobSchema = z
+const roundJobSchema = z
   .strictObject({
     v: z.literal(1),
     /** This engine run's id: a later run removes the waiting jobs of a dead one. */
@@ -121,12 +124,56 @@ export const roundResultSchema = z
   .describe("A round result of the bullmq runner (the signed body of a completed job's return value).");
 
 export type RoundJobBody = z.infer<typeof roundJobSchema>;
-export type RoundResultBody = z.infer<typeof roundResultSchema>;
 
-/** `value`'s problems as `schema` sees them, one line each (`request.ball: an id is ...`); none when valid. */
-export function schemaProblems(schema: z.ZodType, value: unknown): string[] {
-  const issues = schema.safeParse(value).error?.issues.slice(0, 8) ?? [];
-  return issues.map((issue) => `${issue.path.length === 0 ? '(the body)' : issue.path.join('.')}: ${issue.message}`);
+/** `value` as `schema` parses it, else `refuse`d with its problems in one line (`request.ball: an id is ...; ...`). */
+export function parseOr<T extends z.ZodType>(schema: T, value: unknown, refuse: (why: string) => Error): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const at = (path: PropertyKey[]) => (path.length === 0 ? '(the body)' : path.join('.'));
+  const problems = parsed.error.issues.slice(0, 8).map((issue) => `${at(issue.path)}: ${issue.message}`);
+  throw refuse(problems.join('; '));
+}
+
+export class BadJobError extends Error {}
+
+const isInside = (root: string, path: string) => {
+  const rel = relative(resolve(root), resolve(root, path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/** The job's round as a request for buildRoundIn (its agents file the worker's own), or a BadJobError listing every
+ * problem: the schema's, then what it cannot say (the slice's own rules, paths kept inside the worker's folder). */
+export async function checkJobBody(value: unknown, dir: string) {
+  const body = parseOr(roundJobSchema, value, (problems) => new BadJobError(problems));
+  const r = body.request;
+  const found: string[] = [];
+  const q = JSON.stringify;
+  const branch = ballBranch(r.slice, r.ball);
+  if (r.branch !== branch) found.push(`request.branch: expected ${q(branch)}, got ${q(r.branch)}`);
+  const { validateSlice } = await import('@leap/slice');
+  const violations = validateSlice(r.definition);
+  if (violations.length > 0) {
+    const shown = violations.slice(0, 4).map((v) => q(v));
+    found.push(`request.definition is not a valid slice: ${shown.join('; ')}`);
+  } else {
+    const slice = r.definition as unknown as Slice;
+    if (slice.id !== r.slice)
+      found.push(`request.definition.id: expected the job's slice ${q(r.slice)}, got ${q(slice.id)}`);
+    const ball = slice.balls.find((b) => b.id === r.ball);
+    if (ball === undefined) found.push(`request.definition: no ball ${q(r.ball)}`);
+    else if (!isDeepStrictEqual(ball, r.spec)) found.push("request.spec: not the definition's ball of that id");
+    const ids = new Set(slice.balls.map((b) => b.id));
+    for (const p of r.passed) if (!ids.has(p)) found.push(`request.passed: no ball ${q(p)} in the slice`);
+    const work = resolve(dir, 'work', r.slice, r.ball);
+    for (const place of [work, resolve(dir, 'state', r.slice, r.ball)])
+      if (!isInside(dir, place)) found.push(`${place} is outside the worker's folder`);
+    for (const b of slice.balls)
+      for (const entry of b.scope.filter((e) => !isInside(work, e.path)))
+        found.push(`ball ${b.id}: scope path ${q(entry.path)} leads out of the ball's worktree`);
+  }
+  if (found.length > 0) throw new BadJobError(found.join('; '));
+  const request = { ...r, definition: r.definition as unknown as Slice, spec: r.spec as unknown as Ball };
+  return { body, request };
 }
 
 export async function runnerJsonSchemas(): Promise<Record<string, Record<string, unknown>>> {

@@ -15,22 +15,16 @@ export async function checkLabels(given: string[], agents: string | undefined, e
   // Every agent this worker could be asked for, by family: which are installed here, which are not.
   const byFamily = new Map<string, { installed: string[]; missing: string[] }>();
   for (const name of new Set([...BUILTIN_AGENTS, ...Object.keys(registry.entries)])) {
-    let family: string;
-    let command: string;
     try {
       const agent = resolveAgent(name, registry);
-      family = agent.family;
-      command = agent.buildInvocation('', { role: 'builder', cwd }).command;
-    } catch {
-      continue;
-    }
-    const seen = byFamily.get(family) ?? { installed: [], missing: [] };
-    if (findExecutable(command, env.PATH, cwd) === null) seen.missing.push(`${name} (${command} not found)`);
-    else seen.installed.push(name);
-    byFamily.set(family, seen);
+      const { command } = agent.buildInvocation('', { role: 'builder', cwd });
+      const seen = byFamily.get(agent.family) ?? { installed: [], missing: [] };
+      if (findExecutable(command, env.PATH, cwd) === null) seen.missing.push(`${name} (${command} not found)`);
+      else seen.installed.push(name);
+      byFamily.set(agent.family, seen);
+    } catch {}
   }
-  const labels: string[] = [];
-  for (const label of given) {
+  const labels = given.map((label) => {
     const family = vendorFamily(label);
     const seen = byFamily.get(family);
     const none = `--label ${showValue(label)}: no agent of the family ${showValue(family)}`;
@@ -40,9 +34,9 @@ export async function checkLabels(given: string[], agents: string | undefined, e
       throw new UsageError(`${none} here (the families of ${of}: ${known})`);
     }
     if (seen.installed.length === 0) throw new UsageError(`${none} is installed here: ${seen.missing.join(', ')}`);
-    if (!labels.includes(family)) labels.push(family);
-  }
-  return labels.sort();
+    return family;
+  });
+  return [...new Set(labels)].sort();
 }
 
 /** The families a round needs, as the engine's agents file names them (builder's, reviewers'); null if unresolved. */

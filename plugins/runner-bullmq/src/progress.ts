@@ -1,6 +1,6 @@
 // Signed over the job id: anyone with Redis access can write a job's progress; the engine shows only what it checks.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { parseEventLine, ROUND_PHASES as PHASES, type RoundPhase as Phase } from '@leap/core';
+import { isJsonObject, orElse, parseEventLine, ROUND_PHASES as PHASES, type RoundPhase as Phase } from '@leap/core';
 import { seal, unseal } from './sign.js';
 
 export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: number) =>
@@ -8,14 +8,9 @@ export const sealProgress = (secret: Buffer, job: string, phase: Phase, at: numb
 
 /** Null (ignored) unless signed for that job with the queue secret and naming a phase. */
 export function phaseOf(secret: Buffer, job: string, progress: unknown): { phase: Phase; at: number } | null {
-  try {
-    const body = unseal(secret, 'progress', job, progress) as { phase?: unknown; at?: unknown } | null;
-    const ok =
-      body !== null && typeof body === 'object' && PHASES.includes(body.phase as Phase) && Number.isFinite(body.at);
-    return ok ? { phase: body.phase as Phase, at: body.at as number } : null;
-  } catch {
-    return null;
-  }
+  const body = orElse(() => unseal(secret, 'progress', job, progress), null);
+  const ok = isJsonObject(body) && PHASES.includes(body.phase as Phase) && Number.isFinite(body.at);
+  return ok ? { phase: body.phase as Phase, at: body.at as number } : null;
 }
 
 /** From the worker's log: build- launched is building, exited proving; review- leaves reviewing, then proving. */
@@ -29,10 +24,7 @@ export function watchRoundPhases(events: string, from: number, phase: Phase, onP
     onPhase(next);
   };
   const read = () => {
-    let size = 0;
-    try {
-      size = statSync(events).size;
-    } catch {}
+    const size = orElse(() => statSync(events).size, 0);
     if (size <= offset) return;
     const buffer = Buffer.alloc(Math.min(size - offset, 1 << 20));
     const fd = openSync(events, 'r');
@@ -49,13 +41,10 @@ export function watchRoundPhases(events: string, from: number, phase: Phase, onP
       if (event?.event !== 'launch' && event?.event !== 'exit') continue;
       const launched = event.event === 'launch';
       if (event.leaf.startsWith('build-')) set(launched ? 'building' : 'proving');
-      else if (!event.leaf.startsWith('review-')) continue;
-      else if (launched) {
-        reviewing.add(event.leaf);
-        set('reviewing');
-      } else {
-        reviewing.delete(event.leaf);
-        if (reviewing.size === 0) set('proving');
+      else if (event.leaf.startsWith('review-')) {
+        if (launched) reviewing.add(event.leaf);
+        else reviewing.delete(event.leaf);
+        if (launched || reviewing.size === 0) set(launched ? 'reviewing' : 'proving');
       }
     }
   };

@@ -12,10 +12,8 @@ export type RoundJob = RoundJobBody;
 export function jobRequest(r: RoundRequest): RoundJob['request'] {
   const { slice, ball, round, commit, start, agent, branch, prompt, reviewers, alternates, champion: c } = r;
   const { checkMap, passed, timeoutMs, authors, costLeftUsd, builtBy, skipJurors } = r;
-  const champion =
-    c === null ? null : { code: c.code, metric: c.metric, ms: c.ms, ...(c.note === undefined ? {} : { note: c.note }) };
-  const definition = r.definition as unknown as Record<string, unknown>;
-  const spec = r.spec as unknown as Record<string, unknown>;
+  const champion = c === null ? null : { code: c.code, metric: c.metric, ms: c.ms, note: c.note };
+  const { definition, spec } = r as unknown as Record<'definition' | 'spec', Record<string, unknown>>;
   const head = { slice, ball, round, commit, start, agent, branch, definition, spec, prompt, reviewers, alternates };
   const tail = { champion, checkMap, passed, timeoutMs, authors, costLeftUsd };
   const more = { ...(builtBy?.length ? { builtBy } : {}), ...(skipJurors?.length ? { skipJurors } : {}) };
@@ -25,14 +23,8 @@ export function jobRequest(r: RoundRequest): RoundJob['request'] {
 /** What a job says of the engine's remote: a hash of it (a URL may hold a token; it never leaves the engine). */
 export const remoteId = (remote: string) => createHash('sha256').update(remote).digest('hex');
 
-/** A round's result, as the worker returns it (the body of its signed return value, job-schema.ts). */
-export interface RoundJobResult extends RoundResult {
-  v: 1;
-  worker: string;
-  /** The ball's branch tip the worker pushed, and the lines its leaves added to the worker's events log. */
-  tip: string;
-  events: string[];
-}
+/** A round's result as the worker returns it (job-schema.ts): the tip it pushed, the lines its leaves logged. */
+export type RoundJobResult = RoundResult & { v: 1; worker: string; tip: string; events: string[] };
 
 /** Unique per request and builder: BullMQ keeps one job per id, so a fall-over's rebuild needs an id of its own. */
 export function jobId(r: { slice: string; ball: string; round: number; commit: string; agent?: string }, run: string) {
@@ -42,10 +34,8 @@ export function jobId(r: { slice: string; ball: string; round: number; commit: s
 }
 
 /** A worker's rounds' environment: its own, less what reaches the queue (no builder holds the secret or Redis URL). */
-export function roundEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const key of ['LEAP_QUEUE_SECRET', 'LEAP_REDIS_URL']) delete out[key];
-  return out;
+export function roundEnv({ LEAP_QUEUE_SECRET: _secret, LEAP_REDIS_URL: _url, ...env }: NodeJS.ProcessEnv) {
+  return env;
 }
 
 export const ballBranch = (slice: string, ball: string) => `leap/${slice}/${ball}`;

@@ -1,6 +1,6 @@
 // A worker holding the secret can still lie: what it says is believed only where checked, as for a local round.
 import { posix } from 'node:path';
-import { showText } from '@leap/core';
+import { openEventLog, parseEventLine, showText, type LeapEvent } from '@leap/core';
 import { candidateAt, changesOutsideLines, keepOrRevert, type RoundRequest } from '@leap/slice';
 import { git, succeeds } from './git.js';
 import type { RoundJobResult } from './protocol.js';
@@ -14,36 +14,25 @@ async function changedBetween(repo: string, from: string, to: string, env: NodeJ
   return out.split('\0').filter((p) => p !== '');
 }
 
-/** What the engine takes of a result: the worker's, with the engine's changed paths, and a -1 where a check fails. */
-interface Rechecked {
-  result: RoundJobResult;
-  /** Where the engine's branch leap/SLICE/BALL goes: the result's commit, or back to the round's (or ball's) start. */
-  branchTo: string;
-}
-
-/** Check a worker's result against the engine's repository (commits fetched); -1 reasons say what the engine found. */
+/** The result as the engine takes it (-1 where a check fails, saying why), and where leap/SLICE/BALL goes. */
 export async function recheckResult(repo: string, request: RoundRequest, said: RoundJobResult, env: NodeJS.ProcessEnv) {
   const result: RoundJobResult = { ...said, reason: showText(said.reason), changed: [] };
   // A refused result is the round's -1, never a fall-over: its dry claim goes with it.
-  const refuse = (why: string): Rechecked => {
+  const refuse = (why: string): { result: RoundJobResult; branchTo: string } => {
     const { dry: _dry, ...rest } = result;
     const reason = `refused by the engine's check of worker ${result.worker}'s result: ${why}`;
     return { result: { ...rest, receipt: -1, commit: null, reason }, branchTo: request.start };
   };
   const ball = request.spec;
   // A dry builder built nothing: a claim of it with work, a pass or a jury is not believed (refused, -1, undone).
-  const built = result.commit !== null || result.receipt !== 0 || result.jury !== null || result.tip !== request.commit;
-  if (result.dry !== undefined && built) {
-    const claim =
-      result.commit !== null
-        ? `a commit ${short(result.commit)}`
-        : result.receipt !== 0
-          ? `receipt ${result.receipt}`
-          : result.jury !== null
-            ? 'a jury'
-            : `a tip ${short(result.tip)} that is not the round's commit`;
+  const claim = [
+    result.commit !== null && `a commit ${short(result.commit)}`,
+    result.receipt !== 0 && `receipt ${result.receipt}`,
+    result.jury !== null && 'a jury',
+    result.tip !== request.commit && `a tip ${short(result.tip)} that is not the round's commit`,
+  ].find((said) => said !== false);
+  if (result.dry !== undefined && claim !== undefined)
     return refuse(`it says the builder ran dry (${showText(result.dry.kind)}) yet returns ${claim}`);
-  }
   if (result.commit === null) {
     if (result.receipt === 1) return refuse('a receipt 1 without a commit');
     return { result, branchTo: result.receipt === -1 ? request.start : request.commit };
@@ -107,4 +96,56 @@ function passProblems(request: RoundRequest, result: RoundJobResult, candidate: 
   if (result.reproof === null || result.reproof.code !== 0 || result.reproof.candidate !== candidate)
     return 'the proof was not run again on the same candidate';
   return null;
+}
+
+// Never the worker's lines as they are: only its leaves' kinds, each checked, agreeing with the result, written anew.
+const KINDS = new Set(['launch', 'exit', 'usage', 'review']);
+
+/** The events to append for `result`, and how many of the worker's lines were dropped. */
+export async function ownEvents(result: RoundJobResult, slice: string, ball: string, round: number) {
+  const { proofLeaves } = await import('@leap/slice');
+  const leaves = new Map(result.leaves.map((l) => [l.leaf, l.usage]));
+  // The round's proofs are supervised leaves too: their launch and exit, never a cost.
+  const proofs = new Set(Object.values(proofLeaves(ball, round)));
+  // One usage line per leaf: a second would count its cost twice.
+  const costed = new Set<string>();
+  const keep = (line: string): LeapEvent | null => {
+    const parsed = parseEventLine(line);
+    if (!('event' in parsed) || !KINDS.has(parsed.event.event)) return null;
+    const event = parsed.event as LeapEvent & { leaf?: string; slice?: string; ball?: string };
+    const proof = event.event !== 'usage' && event.leaf !== undefined && proofs.has(event.leaf);
+    if (event.event !== 'review' && !proof && (event.leaf === undefined || !leaves.has(event.leaf))) return null;
+    if (event.event === 'review') return reviewAgrees(event, result, slice, ball) ? { ...event, slice, ball } : null;
+    if (event.event !== 'usage') return event;
+    // Logged as the result states it (what --max-cost counted; null where its CLI did not say).
+    const said = leaves.get(event.leaf as string) ?? null;
+    const keys = ['cost_usd', 'input_tokens', 'output_tokens'] as const;
+    if (costed.has(event.leaf as string) || !keys.every((k) => (said?.[k] ?? null) === event[k])) return null;
+    costed.add(event.leaf as string);
+    return event;
+  };
+  const events = result.events.map(keep).filter((event) => event !== null);
+  return { events, dropped: result.events.length - events.length };
+}
+
+// Its candidate, a seat's value or a refusal, or the jury's own verdict (reviewer null); of this slice and ball.
+function reviewAgrees(event: LeapEvent & { event: 'review' }, result: RoundJobResult, slice: string, ball: string) {
+  const jury = result.jury;
+  if (jury === null || event.candidate !== jury.candidate) return false;
+  if ((event.slice !== undefined && event.slice !== slice) || (event.ball !== undefined && event.ball !== ball))
+    return false;
+  if (event.reviewer === null) return event.value === jury.value;
+  const seat = jury.seats.find((s) => s.reviewer === event.reviewer);
+  if (seat !== undefined) return seat.value === event.value;
+  return jury.refused.some((r) => r.reviewer === event.reviewer);
+}
+
+export function appendEvents(file: string, events: LeapEvent[]): void {
+  if (events.length === 0) return;
+  const log = openEventLog(file);
+  try {
+    for (const event of events) log.append(event);
+  } finally {
+    log.close();
+  }
 }

@@ -1,6 +1,8 @@
 // Redis connections for BullMQ (loaded lazily: `leap slice --help` and `leap worker --help` load none of it).
 import { LeapError, UsageError, showValue } from '@leap/core';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { PREFIX, QUEUE } from './protocol.js';
 import { redact, redactUrl, secretsOf } from './text.js';
 
 /** Check a `--redis` value (absent: LEAP_REDIS_URL, keeping a password out of `ps`): a redis:// or rediss:// URL. */
@@ -42,5 +44,18 @@ export async function ping(url: string, timeoutMs = 3000): Promise<void> {
     throw new LeapError(`cannot reach Redis at ${redactUrl(url)}: ${why}`, { exitCode: 2 });
   } finally {
     redis.disconnect();
+  }
+}
+
+export async function withQueue<T>(redis: string, act: (connection: Redis, queue: Queue) => Promise<T>): Promise<T> {
+  const { Queue: BullQueue } = await import('bullmq');
+  const connection = await connect(redis);
+  const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
+  queue.on('error', () => {});
+  try {
+    return await act(connection, queue);
+  } finally {
+    await queue.close().catch(() => undefined);
+    connection.disconnect();
   }
 }

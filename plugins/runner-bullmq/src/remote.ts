@@ -1,9 +1,10 @@
 // Checked before anything runs: a missing remote or path is bad input (exit 2), not a held ball after a push.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { UsageError, runGit, showValue } from '@leap/core';
+import { UsageError, orElse, runGit, showValue } from '@leap/core';
 import { workerGitEnv } from './git.js';
-import { remoteId } from './protocol.js';
+import { remoteId, type RoundJob } from './protocol.js';
+import { unseal } from './sign.js';
 import { redactUrl } from './text.js';
 
 /** What `remote` is: a URL (scheme:// or scp-like host:path), a path (it has a slash), else a remote's name. */
@@ -41,4 +42,10 @@ export async function remoteKey(cwd: string, remote: string, env: NodeJS.Process
   const got = await runGit(['remote', 'get-url', '--', remote], { cwd, env: workerGitEnv(env), allowFailure: true });
   const url = got.code === 0 ? got.stdout.trim() : remote;
   return remoteId(remoteKind(url) === 'path' ? resolve(cwd, url) : url);
+}
+
+/** The job's body when signed with `secret`, naming `slice` and the remote `key`; else undefined. */
+export function sliceJob(secret: Buffer, job: { id?: string; data: unknown }, slice: string, key: string) {
+  const data = orElse(() => unseal(secret, 'job', String(job?.id), job?.data) as RoundJob | undefined, undefined);
+  return data?.request?.slice === slice && data.remote === key ? data : undefined;
 }

@@ -1,18 +1,18 @@
 // One job on a worker: checked, handed back, or built in the ball's worktree, pushed, and its result signed.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTimeLimit, statePaths, type RoundPhase as Phase } from '@leap/core';
+import { isJsonObject, orElse, readTimeLimit, statePaths, type RoundPhase as Phase } from '@leap/core';
 import type { RoundRequest } from '@leap/slice';
 import type { Job } from 'bullmq';
-import { BadJobError, checkJobBody } from './check-job.js';
-import { RemoteError, type WorkerClone } from './clone.js';
+import { RemoteError } from './clone.js';
 import { git } from './git.js';
-import type { InHand, startHeartbeat } from './heartbeat.js';
-import type { RoundJobBody } from './job-schema.js';
+import type { InHand } from './heartbeat.js';
+import { BadJobError, checkJobBody, type RoundJobBody } from './job-schema.js';
 import { notForLabels } from './labels.js';
 import { sealProgress, watchRoundPhases } from './progress.js';
 import { ballBranch, roundEnv, type RoundJobResult } from './protocol.js';
 import { SignatureError, seal, unseal, type Sealed } from './sign.js';
+import type { WorkerState } from './worker.js';
 
 /** What a job whose data is not JSON carries instead (BullMQ would throw on it and leave the job active). */
 export const UNPARSABLE = '__leapUnparsable';
@@ -23,49 +23,17 @@ class PushError extends Error {}
 /** A round finished after its job's lock lapsed: the job is another worker's now. */
 class LockLostError extends Error {}
 
-export interface WorkerState {
-  readonly name: string;
-  readonly secret: Buffer;
-  readonly dir: string;
-  readonly agents: string | undefined;
-  readonly labels: string[];
-  readonly jobs: number;
-  readonly maxLeafMs: number;
-  readonly env: NodeJS.ProcessEnv;
-  readonly shownRepo: string;
-  readonly lockMs: number;
-  readonly retryMs: number;
-  /** Says one line, escaped and with no secret in it; `hide` alone for what Redis keeps. */
-  readonly log: (line: string) => void;
-  readonly hide: (text: string) => string;
-  readonly clone: WorkerClone;
-  readonly heart: ReturnType<typeof startHeartbeat>;
-  readonly bull: Pick<typeof import('bullmq'), 'DelayedError' | 'UnrecoverableError'>;
-  readonly buildRoundIn: typeof import('@leap/slice').buildRoundIn;
-  /** Takes no job for a while (a remote out of reach): a worker that reaches it takes the job. */
-  readonly stepAside: () => void;
-  readonly inHand: Map<string, InHand>;
-  /** Jobs this worker handed back for its labels: said once each. */
-  readonly notMine: Set<string>;
-  /** A stop signal came: a round whose leaf it ended is handed back. */
-  stopping: boolean;
-  /** A drain asked: no round taken from now on is built here; those in hand are finished. */
-  draining: boolean;
-}
-
-interface Round {
-  readonly job: Job<Sealed, Sealed>;
-  readonly token: string | undefined;
-  readonly request: Omit<RoundRequest, 'agentsFile'>;
-  readonly what: string;
-  readonly key: string;
-  /** The tag of its own worktree and state folder (another round of its ball is in flight); null: the ball's. */
-  readonly own: string | null;
+// `own`: the tag of its own worktree and state folder (another round of its ball is in flight); null: the ball's.
+type Round = { job: Job<Sealed, Sealed>; token: string | undefined; request: Omit<RoundRequest, 'agentsFile'> } & {
+  what: string;
+  key: string;
+  own: string | null;
   place: string | null;
-  readonly phase: (next: Phase) => void;
-}
+  phase: (next: Phase) => void;
+};
 
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+export const CUT_OFF = 'this worker was paused or cut off longer than the lock';
 
 /** BullMQ's processor: the job's signed result, or an error saying why not (a DelayedError: handed back). */
 export async function runJob(w: WorkerState, job: Job<Sealed, Sealed>, token?: string): Promise<Sealed> {
@@ -106,10 +74,8 @@ export async function runJob(w: WorkerState, job: Job<Sealed, Sealed>, token?: s
 /** Nothing is touched before the job is checked; a bad one fails at once (no retry) with every reason found. */
 async function readJob(w: WorkerState, job: Job<Sealed, Sealed>) {
   try {
-    const data: unknown = job.data;
-    if (data !== null && typeof data === 'object' && UNPARSABLE in data)
-      throw new BadJobError("the job's data is not JSON");
-    return await checkJobBody(unseal(w.secret, 'job', String(job.id), data), w.dir);
+    if (isJsonObject(job.data) && UNPARSABLE in job.data) throw new BadJobError("the job's data is not JSON");
+    return await checkJobBody(unseal(w.secret, 'job', String(job.id), job.data), w.dir);
   } catch (error) {
     if (!(error instanceof BadJobError || error instanceof SignatureError)) throw error;
     const reason = w.hide(`refused: ${error.message}`);
@@ -171,7 +137,7 @@ async function buildAndPush(w: WorkerState, round: Round): Promise<RoundJobResul
   await w.clone.push(place, tip, ballBranch(request.slice, request.ball)).catch((error: Error) => {
     throw new PushError(error.message);
   });
-  if (own === null) w.clone.hold(key, place, tip);
+  if (own === null) w.clone.held.set(key, { dir: place, head: tip });
   // The ball ended (a receipt): its worktree is given back; a round without one keeps it for the next.
   if (built.receipt !== null && own === null) w.clone.releaseLater(key);
   return { v: 1, ...built, worker: w.name, tip, events: added.split('\n').filter((l) => l !== '') };
@@ -185,9 +151,8 @@ async function failure(w: WorkerState, { job, token, what }: Round, error: unkno
     return new w.bull.DelayedError();
   }
   if (error instanceof LockLostError) {
-    const why = 'this worker was paused or cut off longer than the lock';
     const dropped = 'another worker has the round; this result is dropped, nothing pushed';
-    w.log(`${what}: lost the job's lock while the round ran (${why}): ${dropped}`);
+    w.log(`${what}: lost the job's lock while the round ran (${CUT_OFF}): ${dropped}`);
     // Not this worker's job to move: BullMQ leaves a DelayedError's job where it is.
     return new w.bull.DelayedError();
   }
@@ -207,7 +172,8 @@ async function failure(w: WorkerState, { job, token, what }: Round, error: unkno
   const waits = `the job goes back to the queue, this worker waits ${seconds(w.retryMs)}`;
   w.log(`${what}: cannot reach the remote ${w.shownRepo}: ${error.message}; ${waits}`);
   await job.moveToDelayed(Date.now() + Math.min(w.retryMs, 1000), token);
-  w.stepAside();
+  // Takes no job for a while: a worker that reaches the remote takes it.
+  void w.worker.pause(true).then(() => setTimeout(() => w.worker.resume(), w.retryMs).unref());
   return new w.bull.DelayedError();
 }
 
@@ -219,9 +185,6 @@ function outcome({ dry, builder, receipt, candidate }: RoundJobResult): string {
 }
 
 function capLeafTime(env: NodeJS.ProcessEnv, maxMs: number): NodeJS.ProcessEnv {
-  let own = 0;
-  try {
-    own = readTimeLimit(null, null, env).ms;
-  } catch {}
+  const own = orElse(() => readTimeLimit(null, null, env).ms, 0);
   return { ...env, VERI_TIMEOUT: `${(own === 0 ? maxMs : Math.min(own, maxMs)) / 1000}` };
 }

@@ -1,12 +1,9 @@
 // The engine's side (CONTRACT section 11): the engine's repository holds every commit it integrates.
 import { randomBytes } from 'node:crypto';
-import { LeapError, serial, showText, statePaths, type RoundPhase as Phase } from '@leap/core';
+import { LeapError, serial, statePaths, type RoundPhase as Phase } from '@leap/core';
 import { roundFamilies } from './labels.js';
-import { removeRemoteRound, writeRemoteRound, type RemoteRound } from './round-file.js';
-import { appendEvents, ownEvents } from './own-events.js';
-import { recheckResult } from './recheck.js';
-import { remoteKey } from './remote.js';
-import { sliceJob } from './clean-remote.js';
+import { appendEvents, ownEvents, recheckResult } from './recheck.js';
+import { remoteKey, sliceJob } from './remote.js';
 import { redact, redactUrl, secretsOf } from './text.js';
 import type { RoundRequest, RoundResult, SliceRunner } from '@leap/slice';
 import type { Queue } from 'bullmq';
@@ -14,8 +11,9 @@ import { errorOf, git, hasCommit } from './git.js';
 import { PREFIX, QUEUE, ballBranch, jobId, jobRequest, timings } from './protocol.js';
 import type { RoundJob, RoundJobResult } from './protocol.js';
 import { connect } from './redis.js';
-import { readQueueSecret, seal, unseal } from './sign.js';
-import { jobOptions, waitForJob, type Waits } from './wait-job.js';
+import { readQueueSecret, seal } from './sign.js';
+import { QUEUED, checkResult, dropIfQueued, jobOptions, removeRemoteRound, waitForJob } from './wait-job.js';
+import { writeRemoteRound, type RemoteRound } from './wait-job.js';
 
 export interface BullmqRunnerOptions {
   redis: string;
@@ -32,40 +30,31 @@ export interface BullmqRunnerOptions {
   priority?: number;
 }
 
-interface RunnerState extends Waits {
-  readonly options: BullmqRunnerOptions;
-  readonly env: NodeJS.ProcessEnv;
-  readonly remote: string;
-  readonly run: string;
-  readonly roundMs: number;
-  readonly once: ReturnType<typeof serial>;
-  /** This run's jobs still waited for: taken off the queue when it closes. */
-  readonly waiting: Set<string>;
-  /** Commits the remote is known to hold: not pushed again. */
-  readonly onRemote: Set<string>;
-  readonly toPush: { refspec: string; done: (error: Error | null) => void }[];
-  pushing: boolean;
-  opened: ReturnType<typeof openQueue> | null;
-  keyed: Promise<string> | null;
-  dropped: Promise<void> | null;
-  closed: boolean;
-  interrupted: string | null;
-}
-
-export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & { readonly run: string } {
+function runnerState(options: BullmqRunnerOptions) {
   const { env, say } = options;
-  const run = randomBytes(6).toString('hex');
+  const { pollMs, roundMs } = timings(env);
   // No secret, no run: read before anything is queued (a UsageError, exit 2).
   const secret = options.secret ?? readQueueSecret(env);
-  const { pollMs, roundMs } = timings(env);
+  const settings = { options, env, say, remote: options.remote ?? 'origin', secret, pollMs, roundMs };
+  const run = randomBytes(6).toString('hex');
+  // `waiting`: this run's jobs still waited for (taken off the queue when it closes); `onRemote`: not pushed again.
+  const sets = { waiting: new Set<string>(), onRemote: new Set<string>(), wakers: new Map<string, () => void>() };
+  const toPush: { refspec: string; done: (error: Error | null) => void }[] = [];
+  const later = { opened: null as Opened | null, keyed: null as Promise<string> | null, dropped: null as Later };
+  const flags = { pushing: false, closed: false, interrupted: null as string | null };
   const priority = bullmqPriority(options.priority ?? 0);
-  const settings = { options, env, say, remote: options.remote ?? 'origin', run, secret, pollMs, roundMs, priority };
-  const fresh = { once: serial(), waiting: new Set<string>(), wakers: new Map<string, () => void>(), toPush: [] };
-  const flags = { onRemote: new Set<string>(), pushing: false, closed: false, interrupted: null };
-  const s: RunnerState = { ...settings, ...fresh, ...flags, opened: null, keyed: null, dropped: null };
+  return { ...settings, run, priority, ...sets, once: serial(), toPush, ...later, ...flags };
+}
+
+type Later = Promise<void> | null;
+export type RunnerState = ReturnType<typeof runnerState>;
+type Opened = ReturnType<typeof openQueue>;
+
+export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & { readonly run: string } {
+  const s = runnerState(options);
   return {
     name: 'bullmq',
-    run,
+    run: s.run,
     buildRound: (request: RoundRequest) => buildRound(s, request),
     // The engine was told to stop: no round is waited for any more (each wait ends at once, its ball held).
     interrupt(reason: string) {
@@ -78,18 +67,18 @@ export function createBullmqRunner(options: BullmqRunnerOptions): SliceRunner & 
   };
 }
 
-const open = (s: RunnerState) => (s.opened ??= openQueue(s));
+const open = (s: RunnerState) => (s.opened ??= openQueue(s.options.redis, s.wakers));
 
-async function openQueue(s: RunnerState) {
+async function openQueue(redis: string, wakers: Map<string, () => void>) {
   const { Queue: BullQueue, QueueEvents: BullQueueEvents, Job } = await import('bullmq');
-  const connection = await connect(s.options.redis);
-  const listen = await connect(s.options.redis);
+  const connection = await connect(redis);
+  const listen = await connect(redis);
   const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
   const events = new BullQueueEvents(QUEUE, { connection: listen, prefix: PREFIX });
   // Redis going away is waited through: every command queues until it is back.
   queue.on('error', () => {});
   events.on('error', () => {});
-  const wake = ({ jobId: id }: { jobId: string }) => s.wakers.get(id)?.();
+  const wake = ({ jobId: id }: { jobId: string }) => wakers.get(id)?.();
   events.on('completed', wake);
   events.on('failed', wake);
   // A worker took it, or said where it is: the round's picture for leap status moves on.
@@ -104,7 +93,7 @@ const key = (s: RunnerState) => (s.keyed ??= remoteKey(s.options.repoRoot, s.rem
 
 async function dropStale(s: RunnerState, queue: Queue, slice: string): Promise<void> {
   const mine = await key(s);
-  for (const job of await queue.getJobs(['waiting', 'delayed', 'prioritized']).catch(() => [])) {
+  for (const job of await queue.getJobs([...QUEUED]).catch(() => [])) {
     const data = sliceJob(s.secret, job, slice, mine);
     if (data !== undefined && data.run !== s.run) await job.remove().catch(() => undefined);
   }
@@ -124,10 +113,8 @@ async function buildRound(s: RunnerState, request: RoundRequest): Promise<RoundR
   const result = await queueRound(s, request);
   const { repoRoot, stateDir } = s.options;
   await fetchTip(s, result.tip, branch);
-  if (!(await hasCommit(repoRoot, result.tip, s.env)))
-    throw new LeapError(
-      `worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(s.remote)}`,
-    );
+  const notOn = `worker ${result.worker} returned the tip ${result.tip}, which is not on ${redactUrl(s.remote)}`;
+  if (!(await hasCommit(repoRoot, result.tip, s.env))) throw new LeapError(notOn);
   const checked = await recheckResult(repoRoot, request, result, s.env);
   await git(repoRoot, ['update-ref', `refs/heads/${branch}`, checked.branchTo], s.env);
   s.onRemote.add(result.tip);
@@ -227,19 +214,15 @@ async function closeRunner(s: RunnerState): Promise<void> {
   if (s.closed) return;
   s.closed = true;
   if (s.opened === null) return;
-  const { queue, connection, events, listen, Job } = await s.opened;
-  // The rounds still queued for this run are nobody's now.
-  for (const id of s.waiting) {
-    const job = await Job.fromId(queue, id).catch(() => undefined);
-    const state = job === undefined ? 'gone' : await job.getState();
-    if (['waiting', 'delayed', 'prioritized'].includes(state)) await job?.remove().catch(() => undefined);
-  }
+  const opened = await s.opened;
+  const { queue, connection, events, listen } = opened;
+  for (const id of s.waiting) await dropIfQueued(opened, id);
   await Promise.all([queue.close(), events.close()]);
   connection.disconnect();
   listen.disconnect();
 }
 
-/** The engine's waits before each new try of a trip to the remote (a push, a fetch): 7.5 s in all. */
+// The engine's waits before each new try of a trip to the remote (a push, a fetch).
 const ENGINE_RETRIES = [500, 1000, 2000, 4000];
 
 export const MAX_PRIORITY = 1000;
@@ -247,17 +230,3 @@ export const MAX_PRIORITY = 1000;
 // BullMQ takes 1 first and a job without priority before any: every round gets one, a higher --priority a smaller one.
 const bullmqPriority = (priority: number) =>
   MAX_PRIORITY + 1 - Math.max(0, Math.min(MAX_PRIORITY, Math.trunc(priority)));
-
-/** A worker's result, its signature and schema checked; anything else is refused with why (the ball is held). */
-async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {
-  const { roundResultSchema, schemaProblems } = await import('./job-schema.js');
-  let body: unknown;
-  try {
-    body = unseal(secret, 'result', id, returned);
-  } catch (error) {
-    throw new LeapError(`the result of ${id} is refused: ${(error as Error).message}`);
-  }
-  const problems = schemaProblems(roundResultSchema, body);
-  if (problems.length > 0) throw new LeapError(`the result of ${id} is refused: ${showText(problems.join('; '))}`);
-  return body as RoundJobResult;
-}

@@ -3,14 +3,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError, showValue } from '@leap/core';
 
-export const MIN_SECRET = 16;
+const MIN_SECRET = 16;
 
 /** What travels as a job's data or a job's return value: the body as JSON text, and its HMAC. */
-export interface Sealed {
-  v: 1;
-  body: string;
-  mac: string;
-}
+export type Sealed = { v: 1; body: string; mac: string };
 
 /** A job, its result and its progress sealed under the job's id; a heartbeat and a drain under the worker's name. */
 export type SealKind = 'job' | 'result' | 'progress' | 'heartbeat' | 'drain';
@@ -19,18 +15,15 @@ export class SignatureError extends Error {}
 
 /** The queue secret: from `file` (its first line) when given, else LEAP_QUEUE_SECRET; never printed. */
 export function readQueueSecret(env: NodeJS.ProcessEnv, file?: string): Buffer {
-  let secret: string;
-  let from: string;
+  const from = file === undefined ? 'LEAP_QUEUE_SECRET' : `--secret-file ${showValue(file)}`;
+  let secret = env.LEAP_QUEUE_SECRET ?? '';
   if (file !== undefined) {
-    from = `--secret-file ${showValue(file)}`;
     try {
       secret = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
     } catch (error) {
       throw new UsageError(`${from}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   } else {
-    from = 'LEAP_QUEUE_SECRET';
-    secret = env.LEAP_QUEUE_SECRET ?? '';
     const limits = `at least ${MIN_SECRET} characters; never on the command line`;
     const how = `set LEAP_QUEUE_SECRET or give --secret-file FILE (${limits})`;
     if (secret === '') throw new UsageError(`the queue needs a secret shared by the engine and every worker: ${how}`);

@@ -2,11 +2,12 @@
 import { resolve } from 'node:path';
 import { UsageError, showValue, type RunnerModule } from '@leap/core';
 import type { SliceRunner } from '@leap/slice';
-import { cleanRemote } from './clean-remote.js';
-import { checkRedisUrl, ping } from './redis.js';
-import { checkRemote } from './remote.js';
+import { git } from './git.js';
+import { checkRedisUrl, ping, withQueue } from './redis.js';
+import { checkRemote, remoteKey, sliceJob } from './remote.js';
 import { MAX_PRIORITY, createBullmqRunner } from './runner.js';
 import { readQueueSecret } from './sign.js';
+import { redactUrl } from './text.js';
 
 const REMOTE =
   "the shared remote every worker clones, a remote name, path or git URL (default origin); each round's commit is " +
@@ -33,9 +34,31 @@ export const runner: RunnerModule<SliceRunner> = {
     return ({ repoRoot, stateDir, env }) =>
       createBullmqRunner({ redis: url, remote, secret, priority, say, repoRoot, stateDir, env });
   },
-  async clean(slice, values, place) {
-    const { url, secret, remote } = await checked(values, place);
-    return cleanRemote({ cwd: place.cwd, slice, redis: url, remote: remote ?? 'origin', secret, env: place.env });
+  // The slice's branches on the remote, then its jobs but active ones (signed, naming the slice and this remote).
+  async clean(slice, values, { cwd, env }) {
+    const checks = await checked(values, { cwd, env });
+    const remote = checks.remote ?? 'origin';
+    const lines: string[] = [];
+    const heads = (await git(cwd, ['ls-remote', '--heads', '--', remote, `refs/heads/leap/${slice}/*`], env))
+      .split('\n')
+      .map((line) => line.split('\t')[1])
+      .filter((ref): ref is string => ref?.startsWith(`refs/heads/leap/${slice}/`) === true);
+    if (heads.length > 0) {
+      await git(cwd, ['push', '--quiet', '--', remote, ...heads.map((ref) => `:${ref}`)], env);
+      for (const ref of heads)
+        lines.push(`deleted the branch ${ref.slice('refs/heads/'.length)} on the remote ${redactUrl(remote)}`);
+    }
+    const key = await remoteKey(cwd, remote, env);
+    await withQueue(checks.url, async (_connection, queue) => {
+      for (const job of await queue.getJobs(['completed', 'failed', 'waiting', 'delayed', 'prioritized'])) {
+        if (job === undefined || sliceJob(checks.secret, job, slice, key) === undefined) continue;
+        const state = await job.getState();
+        if (state === 'active') continue;
+        await job.remove();
+        lines.push(`removed the ${state} job ${job.id}`);
+      }
+    });
+    return lines;
   },
 };
 

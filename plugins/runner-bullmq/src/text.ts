@@ -1,4 +1,5 @@
 // Text from the queue or a worker, free of secrets before it is printed (core's showText makes it one safe line).
+import { orElse } from '@leap/core';
 
 // A user name alone is a token over http(s) (https://TOKEN@host/repo.git); over ssh it is just the user.
 const tokenUser = (parsed: URL) =>
@@ -15,23 +16,12 @@ export function redactUrl(url: string): string {
 
 /** The secret parts of `urls` (passwords, and user names that stand for a token), for `redact`; none in a non-URL. */
 export function secretsOf(...urls: (string | undefined)[]): string[] {
-  const out: string[] = [];
-  for (const url of urls.filter((u) => u !== undefined)) {
-    try {
-      const parsed = new URL(url);
-      for (const part of [parsed.password, tokenUser(parsed) ? parsed.username : '']) {
-        if (part === '') continue;
-        out.push(part);
-        const decoded = decodeURIComponent(part);
-        if (decoded !== part) out.push(decoded);
-      }
-    } catch {}
-  }
-  return out;
+  return urls.flatMap((url) => {
+    const parsed = url !== undefined && URL.canParse(url) ? new URL(url) : null;
+    const parts = parsed === null ? [] : [parsed.password, tokenUser(parsed) ? parsed.username : ''];
+    return parts.filter((p) => p !== '').flatMap((p) => [...new Set([p, orElse(() => decodeURIComponent(p), p)])]);
+  });
 }
 
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('***');
-  return out;
-}
+export const redact = (text: string, secrets: readonly string[]): string =>
+  secrets.reduce((out, secret) => (secret.length > 0 ? out.replaceAll(secret, '***') : out), text);

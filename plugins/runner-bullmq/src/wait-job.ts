@@ -1,22 +1,14 @@
 // A job waited on: woken by the queue's events at once; a poll catches what an event missed (a Redis restart).
-import { LeapError, showText, type RoundPhase as Phase } from '@leap/core';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { LeapError, orElse, showText, slicePaths, writeFileAtomic, type RoundPhase as Phase } from '@leap/core';
 import type { Queue } from 'bullmq';
-import { workerNameOf } from './round-file.js';
 import { phaseOf } from './progress.js';
-import { QUEUE } from './protocol.js';
-import type { Sealed } from './sign.js';
+import { QUEUE, type RoundJobResult } from './protocol.js';
+import type { RunnerState } from './runner.js';
+import { unseal, type Sealed } from './sign.js';
 
-export interface Waits {
-  readonly secret: Buffer;
-  readonly pollMs: number;
-  readonly priority: number;
-  readonly say: ((line: string) => void) | undefined;
-  readonly wakers: Map<string, () => void>;
-  readonly closed: boolean;
-  /** Set by interrupt (the engine's TERM or INT): every round still waited for ends at once, its ball held. */
-  readonly interrupted: string | null;
-}
-
+type Waits = Pick<RunnerState, 'secret' | 'pollMs' | 'priority' | 'say' | 'wakers' | 'closed' | 'interrupted'>;
 type Taken = (worker: string | null, phase: Phase | null) => void;
 type Bull = { queue: Queue; Job: typeof import('bullmq').Job };
 
@@ -42,7 +34,7 @@ export async function waitForJob(s: Waits, q: Bull, id: string, data: Sealed, ms
       if (state === 'completed' && ended?.returnvalue != null) return ended.returnvalue as unknown;
       // The phase only when the worker signed it for this job (anyone with Redis access can write a job's progress).
       if (state === 'active') taken(workerNameOf(job.processedBy), phaseOf(s.secret, id, job.progress)?.phase ?? null);
-      const queued = state === 'waiting' || state === 'prioritized' || state === 'delayed';
+      const queued = isQueued(state);
       if (!toldAlone && s.say !== undefined && queued) {
         toldAlone = true;
         await sayAlone(queue, s.say, what);
@@ -61,11 +53,20 @@ async function sayAlone(queue: Queue, say: (line: string) => void, what: string)
   say(`${what}: queued, and no worker is connected to the queue ${QUEUE}: ${none}`);
 }
 
-// Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
-async function timedOut({ queue, Job }: Bull, id: string, limitMs: number): Promise<LeapError> {
+export const QUEUED = ['waiting', 'delayed', 'prioritized'] as const;
+const isQueued = (state: string) => (QUEUED as readonly string[]).includes(state);
+
+/** The job's state; a job no worker took yet is taken off the queue. */
+export async function dropIfQueued({ queue, Job }: Bull, id: string): Promise<string> {
   const job = await Job.fromId(queue, id).catch(() => undefined);
   const state = job === undefined ? 'gone' : await job.getState().catch(() => 'unknown');
-  if (['waiting', 'delayed', 'prioritized'].includes(state)) await job?.remove().catch(() => undefined);
+  if (isQueued(state)) await job?.remove().catch(() => undefined);
+  return state;
+}
+
+// Not built by anyone yet: taken off the queue. Being built: left to its worker, whose result is not taken.
+async function timedOut({ queue, Job }: Bull, id: string, limitMs: number): Promise<LeapError> {
+  const state = await dropIfQueued({ queue, Job }, id);
   const off = `${state === 'prioritized' ? 'waiting' : state}: taken off the queue`;
   const was = state === 'active' ? 'being built by a worker' : state === 'gone' ? 'gone' : off;
   const limit = `${(limitMs / 1000).toFixed(1)} s (LEAP_BULLMQ_ROUND_MS, else four leaf time limits)`;
@@ -89,4 +90,52 @@ export function jobOptions(id: string, priority: number) {
   const week = { age: 7 * 86_400 };
   const backoff = { type: 'exponential', delay: 1000 };
   return { jobId: id, priority, attempts: 3, backoff, removeOnComplete: week, removeOnFail: week };
+}
+
+/** A worker's result, its signature and schema checked; anything else is refused with why (the ball is held). */
+export async function checkResult(secret: Buffer, id: string, returned: unknown): Promise<RoundJobResult> {
+  const { roundResultSchema, parseOr } = await import('./job-schema.js');
+  const refused = (why: string) => new LeapError(`the result of ${id} is refused: ${why}`);
+  let body: unknown;
+  try {
+    body = unseal(secret, 'result', id, returned);
+  } catch (error) {
+    throw refused((error as Error).message);
+  }
+  parseOr(roundResultSchema, body, (problems) => refused(showText(problems)));
+  return body as RoundJobResult;
+}
+
+export interface RemoteRound {
+  v: 1;
+  round: number;
+  job: string;
+  state: 'queued' | 'building' | 'returned';
+  worker: string | null;
+  /** From the job's progress the worker signed (progress.ts); null when queued or none said. */
+  phase: Phase | null;
+  queuedAt: string;
+  takenAt: string | null;
+  returnedAt: string | null;
+  /** The engine's pid: a file whose engine is gone is stale (a killed engine). */
+  enginePid: number;
+}
+
+/** Write the round's state; never throws (a state folder we cannot write: the round goes on without its picture). */
+export function writeRemoteRound(repoRoot: string, slice: string, ball: string, round: RemoteRound): void {
+  try {
+    const file = slicePaths(repoRoot, slice).remoteRound(ball);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileAtomic(file, `${JSON.stringify(round, null, 2)}\n`, { durable: false });
+  } catch {}
+}
+
+export function removeRemoteRound(repoRoot: string, slice: string, ball: string): void {
+  rmSync(slicePaths(repoRoot, slice).remoteRound(ball), { force: true });
+}
+
+/** BullMQ's name of the worker that took a job (clientSafeName) back to the worker's own name. */
+function workerNameOf(processedBy: unknown): string | null {
+  if (typeof processedBy !== 'string' || processedBy === '') return null;
+  return orElse(() => decodeURIComponent(processedBy), processedBy);
 }

@@ -5,10 +5,10 @@ import type { Redis } from 'ioredis';
 import { showText } from '@leap/core';
 import { WorkerClone } from './clone.js';
 import { clientSafeName, startHeartbeat, type InHand } from './heartbeat.js';
-import { PREFIX, QUEUE, msFromEnv, timings } from './protocol.js';
+import { PREFIX, QUEUE, timings } from './protocol.js';
 import { succeeds } from './git.js';
 import { connect } from './redis.js';
-import { UNPARSABLE, runJob, seconds, type WorkerState } from './round-job.js';
+import { CUT_OFF, UNPARSABLE, runJob, seconds } from './round-job.js';
 import type { Sealed } from './sign.js';
 import { redact, redactUrl, secretsOf } from './text.js';
 
@@ -39,6 +39,26 @@ export interface RunningWorker {
 }
 
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const w = await workerState(options);
+  const locks = { concurrency: w.jobs, lockDuration: w.lockMs, stalledInterval: w.stalledMs, autorun: false };
+  // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
+  const { connection } = w;
+  const bullOptions = { connection, prefix: PREFIX, ...locks, maxStalledCount: 2, name: clientSafeName(w.name) };
+  const worker = new (checkedWorker(w.bull.Worker))(QUEUE, (job, token) => runJob(w, job, token), bullOptions);
+  w.worker = worker;
+  sayErrors(worker, w.log);
+  // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
+  await w.heart.start();
+  void worker.run().catch((error: Error) => w.log(`stopped: ${error.message}`));
+  await worker.waitUntilReady();
+  w.log(`${w.name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), ${shownSettings(w)}`);
+  const close = (closeOptions: { drain?: boolean } = {}) => closeWorker(w, options.redis, closeOptions.drain === true);
+  return { name: w.name, drained: w.drained, signalled: () => void (w.stopping = true), close };
+}
+
+export type WorkerState = Awaited<ReturnType<typeof workerState>>;
+
+async function workerState(options: WorkerOptions) {
   const env = options.env ?? process.env;
   // Every line said is one line, its control characters escaped, with no password, token or secret in it.
   const secrets = [...secretsOf(options.redis, options.repo), options.secret.toString('utf8')];
@@ -51,40 +71,25 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // Cloned while waiting; a remote out of reach is said at once, and the rounds go back to the queue until it is back.
   const until = 'the rounds this worker takes go back to the queue until it can';
   void clone.clone().catch((error: Error) => log(`cannot clone the remote ${shownRepo}: ${error.message}; ${until}`));
-  const { Worker, DelayedError, UnrecoverableError } = await import('bullmq');
+  const bull = await import('bullmq');
   const { buildRoundIn } = await import('@leap/slice');
   const connection = await connect(options.redis);
-  const { lockMs, stalledMs, retryMs } = timings(env);
   let sayDrained: () => void = () => {};
   const drained = new Promise<void>((r) => (sayDrained = r));
+  const { secret, dir, agents, maxLeafMs = 0 } = options;
   const name = options.name ?? `${hostname()}:${process.pid}`;
-  const heart = startWorkerHeart(connection, options, () => state, sayDrained, started);
-  const { secret, dir, agents } = options;
   const labels = [...new Set(options.labels ?? [])].sort();
-  const settings = { name, secret, dir, agents, labels, jobs: Math.max(1, options.jobs ?? 1), env, shownRepo };
-  const parts = { log, hide, clone, heart, bull: { DelayedError, UnrecoverableError }, buildRoundIn, lockMs, retryMs };
+  const jobs = Math.max(1, options.jobs ?? 1);
+  const settings = { name, secret, dir, agents, labels, jobs, env, shownRepo, maxLeafMs };
+  const parts = { log, hide, clone, bull, buildRoundIn, connection, drained, worker: null as unknown as CheckedWorker };
+  // `notMine`: the jobs handed back for its labels (said once each); `stopping`: a stop signal came; `draining`: asked.
   const fresh = { inHand: new Map<string, InHand>(), notMine: new Set<string>(), stopping: false, draining: false };
-  const stepAside = () => void worker.pause(true).then(() => setTimeout(() => worker.resume(), retryMs).unref());
-  const state: WorkerState = { ...settings, maxLeafMs: options.maxLeafMs ?? 0, ...parts, ...fresh, stepAside };
-  const Checked = checkedWorker(Worker);
-  const locks = { concurrency: state.jobs, lockDuration: lockMs, stalledInterval: stalledMs, autorun: false };
-  // A round cut off by a dead worker goes to another twice before it fails (and its ball is held).
-  const bullOptions = { connection, prefix: PREFIX, ...locks, maxStalledCount: 2, name: clientSafeName(name) };
-  const worker = new Checked(QUEUE, (job, token) => runJob(state, job, token), bullOptions);
-  sayErrors(worker, log);
-  // Its record first (a drain flag left by a worker of this name before cleared), then the first job.
-  await heart.start();
-  void worker.run().catch((error: Error) => log(`stopped: ${error.message}`));
-  await worker.waitUntilReady();
-  log(`${name}: waiting for rounds on ${redactUrl(options.redis)} (queue ${QUEUE}), ${shownSettings(state)}`);
-  return {
-    name,
-    drained,
-    signalled: () => void (state.stopping = true),
-    close: (closeOptions = {}) => closeWorker(state, worker, connection, options.redis, closeOptions.drain === true),
-  };
+  const w = { ...settings, ...timings(env), ...parts, ...fresh, heart: null as unknown as Heart };
+  w.heart = startHeartbeat(connection, started, () => w, sayDrained);
+  return w;
 }
 
+type Heart = ReturnType<typeof startHeartbeat>;
 type CheckedWorker = InstanceType<ReturnType<typeof checkedWorker>>;
 
 /** BullMQ's Worker, but a job whose data is not JSON is given to the processor as a marker, refused there. */
@@ -111,41 +116,14 @@ function shownSettings(w: WorkerState): string {
   return `--jobs ${w.jobs}, remote ${w.shownRepo}, folder ${w.dir}${agents}${labels}${maxLeaf}`;
 }
 
-// `w`: the state, made after the heartbeat (its first beat is after both).
-function startWorkerHeart(redis: Redis, o: WorkerOptions, w: () => WorkerState, drained: () => void, started: number) {
-  const beatMs = msFromEnv(o.env ?? process.env, 'LEAP_BULLMQ_HEARTBEAT_MS', 5000);
-  const ttlMs = 3 * beatMs;
-  const host = hostname();
-  // Read back by `leap workers` as untrusted text; past `ttlMs` without a new beat the worker is dead.
-  const record = () => {
-    const { name, labels, jobs, draining, inHand } = w();
-    const now = { beat: Date.now(), ttlMs, draining, inHand: [...inHand.values()] };
-    return { v: 1 as const, name, host, pid: process.pid, labels, jobs, started, ...now };
-  };
-  const onDrain = () => {
-    const s = w();
-    s.draining = true;
-    s.log(`drain asked: finishing the ${s.inHand.size} round(s) in hand, taking no more`);
-    s.heart.beatNow();
-    drained();
-  };
-  const onForgedDrain = () => {
-    const why = 'anyone with Redis access can write one; leap workers drain signs its own';
-    w().log(`a drain flag for ${w().name} in Redis is not signed with the queue secret: ignored (${why})`);
-  };
-  return startHeartbeat(redis, o.secret, { record, beatMs, onDrain, onForgedDrain });
-}
-
 function sayErrors(worker: CheckedWorker, log: (line: string) => void): void {
   let lastError = '';
   // Said once per job (the renewal is tried every half lock while the round runs on).
   const lapsed = new Set<string>();
   worker.on('lockRenewalFailed', (ids: string[]) => {
-    for (const id of ids) {
-      if (lapsed.has(id)) continue;
+    for (const id of ids.filter((id) => !lapsed.has(id))) {
       lapsed.add(id);
-      const why = 'this worker was paused or cut off longer than the lock';
-      log(`job ${id}: its lock could not be renewed (${why}); the stalled check gives the round to another worker`);
+      log(`job ${id}: its lock could not be renewed (${CUT_OFF}); the stalled check gives the round to another worker`);
     }
   });
   worker.on('error', (error: Error) => {
@@ -157,7 +135,8 @@ function sayErrors(worker: CheckedWorker, log: (line: string) => void): void {
   });
 }
 
-async function closeWorker(w: WorkerState, worker: CheckedWorker, connection: Redis, redis: string, drain: boolean) {
+async function closeWorker(w: WorkerState, redis: string, drain: boolean) {
+  const { worker, connection } = w;
   if (!drain) w.stopping = true;
   w.draining = true;
   w.heart.beatNow();
@@ -180,7 +159,5 @@ async function closeWorker(w: WorkerState, worker: CheckedWorker, connection: Re
 /** Resolves once `connection` is not connected (at once when it is not now): Redis stopped, unreachable, or cut off. */
 function redisGone(connection: Redis): Promise<void> {
   if (connection.status !== 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    connection.once('close', () => resolve()).once('end', () => resolve());
-  });
+  return new Promise((resolve) => void connection.once('close', () => resolve()).once('end', () => resolve()));
 }

@@ -42,8 +42,8 @@ export const workersCommand: Subcommand = async (argv, io) => {
     throw new UsageError(
       `unknown action ${showValue(action)}: expected drain, forget, pause or resume\n${WORKERS_USAGE}`,
     );
-  const named = action === 'drain' || action === 'forget';
-  if (!named && names.length > 0) throw new UsageError(`unexpected argument ${showValue(names[0])}\n${WORKERS_USAGE}`);
+  if (action !== 'drain' && action !== 'forget' && names.length > 0)
+    throw new UsageError(`unexpected argument ${showValue(names[0])}\n${WORKERS_USAGE}`);
   if (action === 'drain' && (names.length === 0) === (values.all !== true))
     throw new UsageError(`leap workers drain takes worker names or --all (one of them)\n${WORKERS_USAGE}`);
   if (action === 'forget' && (names.length === 0) === (values.dead !== true))

@@ -1,10 +1,10 @@
 // Every record is untrusted: one not signed for its name is forged, none of it believed; a signed one's text escaped.
-import { LeapError, ROUND_PHASES as PHASES, showText, type RoundPhase as Phase } from '@leap/core';
+import { LeapError, ROUND_PHASES as PHASES, isJsonObject, showText, type RoundPhase as Phase } from '@leap/core';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DRAIN_PREFIX, HEART_PREFIX, RECORD_KEEP_MS, clientSafeName, readDrain, sealDrain } from './heartbeat.js';
 import { PREFIX, QUEUE } from './protocol.js';
-import { connect } from './redis.js';
+import { withQueue } from './redis.js';
 import { unseal } from './sign.js';
 import { redact, redactUrl, secretsOf } from './text.js';
 
@@ -53,7 +53,6 @@ export function safeText(value: unknown, secrets: readonly string[] = []): strin
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-/** `leap workers`' records and queue; `secret` signs the records. */
 export async function listWorkers(redis: string, secret: Buffer): Promise<WorkersView> {
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, redis);
@@ -92,16 +91,14 @@ function readRecord(
 ): WorkerView {
   const safe = (v: unknown) => safeText(v, seen.secrets);
   const forged = (why: string) => asForged(safe(key), why);
-  let record: Record<string, unknown>;
+  let record: unknown;
   try {
     // Signed over the key's name: a record copied to another name, changed, or unsigned by the secret is no worker's.
-    const parsed: unknown = unseal(seen.secret, 'heartbeat', key, JSON.parse(raw ?? ''));
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      return forged('its signed body is not a JSON object');
-    record = parsed as Record<string, unknown>;
+    record = unseal(seen.secret, 'heartbeat', key, JSON.parse(raw ?? ''));
   } catch (error) {
     return forged(error instanceof SyntaxError ? 'not JSON, so unsigned' : (error as Error).message);
   }
+  if (!isJsonObject(record)) return forged('its signed body is not a JSON object');
   // The key names the worker (its drain flag and BullMQ's connection use that name); a record saying another is not it.
   if (record.name !== key) return forged('its name is not its key');
   const beat = num(record.beat);
@@ -141,11 +138,11 @@ function readRecord(
 
 const safeIso = (ms: number) => (Number.isNaN(new Date(ms).getTime()) ? null : new Date(ms).toISOString());
 
-/** `names` checked against the records (a name with none, or only a forged one, is exit 2, naming the workers). */
-function known(judged: Judged[], names: string[]): Judged[] {
+/** `names` checked against the records (a name with none, or only a forged one unless `forged`, is exit 2). */
+function known(judged: Judged[], names: string[], forged = false): Judged[] {
   return names.map((name) => {
     const found = judged.find((j) => j.key === name);
-    if (found !== undefined && found.view.state !== 'forged') return found;
+    if (found !== undefined && (forged || found.view.state !== 'forged')) return found;
     const workers = judged.filter((j) => j.view.state !== 'forged').map((j) => j.view.name);
     const there = workers.length === 0 ? 'no worker has a record' : `the workers: ${workers.join(', ')}`;
     const why =
@@ -174,22 +171,15 @@ export async function forgetWorkers(redis: string, secret: Buffer, target: { nam
   return withQueue(redis, async (connection, queue) => {
     const judged = await judgeWorkers(connection, queue, secret, redis);
     const gone = (j: { view: WorkerView }) => j.view.state === 'dead' || j.view.state === 'forged';
-    let chosen: Judged[];
-    if ('dead' in target) chosen = judged.filter(gone);
-    else {
-      chosen = target.names.map((name) => {
-        const found = judged.find((j) => j.key === name);
-        // A forged record may be forgotten by its name as well.
-        return found?.view.state === 'forged' ? found : (known(judged, [name])[0] as Judged);
-      });
-      const alive = chosen.find((j) => !gone(j))?.view;
-      if (alive !== undefined) {
-        const { name, state, heartbeatAgeMs: ms } = alive;
-        const again = 'a live worker writes its record again at its next heartbeat';
-        const how = `drain it (leap workers drain ${name}) or stop it first`;
-        const why = `it is ${state} (heartbeat ${Math.round((ms ?? 0) / 100) / 10} s ago), and ${again}: ${how}`;
-        throw new LeapError(`cannot forget "${name}": ${why}`, { exitCode: 2 });
-      }
+    // A forged record may be forgotten by its name as well.
+    const chosen = 'dead' in target ? judged.filter(gone) : known(judged, target.names, true);
+    const alive = chosen.find((j) => !gone(j))?.view;
+    if (alive !== undefined) {
+      const { name, state, heartbeatAgeMs: ms } = alive;
+      const again = 'a live worker writes its record again at its next heartbeat';
+      const how = `drain it (leap workers drain ${name}) or stop it first`;
+      const why = `it is ${state} (heartbeat ${Math.round((ms ?? 0) / 100) / 10} s ago), and ${again}: ${how}`;
+      throw new LeapError(`cannot forget "${name}": ${why}`, { exitCode: 2 });
     }
     for (const j of chosen) await connection.del(HEART_PREFIX + j.key, DRAIN_PREFIX + j.key);
     const out = ({ view: { name, state, heartbeatAgeMs } }: Judged) => ({ name, state, heartbeatAgeMs }) as Forgotten;
@@ -200,19 +190,6 @@ export async function forgetWorkers(redis: string, secret: Buffer, target: { nam
 /** Pause (or resume) the whole queue: no worker takes a round while it is paused; the rounds in hand go on. */
 export async function pauseQueue(redis: string, pause: boolean): Promise<void> {
   await withQueue(redis, (_connection, queue) => (pause ? queue.pause() : queue.resume()));
-}
-
-async function withQueue<T>(redis: string, act: (connection: Redis, queue: Queue) => Promise<T>): Promise<T> {
-  const { Queue: BullQueue } = await import('bullmq');
-  const connection = await connect(redis);
-  const queue = new BullQueue(QUEUE, { connection, prefix: PREFIX });
-  queue.on('error', () => {});
-  try {
-    return await act(connection, queue);
-  } finally {
-    await queue.close().catch(() => undefined);
-    connection.disconnect();
-  }
 }
 
 /** The names (past `prefix`) and values of the keys under `prefix`, sorted by name. */
