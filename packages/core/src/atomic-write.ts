@@ -1,7 +1,7 @@
 // Atomic file replacement: a reader sees the old content or the new, never a part.
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { orElse } from './read-file.js';
+import { orElse } from './errors.js';
 
 export interface AtomicWriteOptions {
   mode?: number;

@@ -68,3 +68,12 @@ function editDistance(a: string, b: string): number {
     }
   return d[a.length]![b.length]!;
 }
+
+/** `fn()`, or `fallback` when it throws: for reads that may fail (a missing file, a torn JSON line). */
+export function orElse<T, F>(fn: () => T, fallback: F): T | F {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}

@@ -1,8 +1,8 @@
-// @leap/core: the light entry point, loading no dependency; zod and ajv are behind `@leap/core/schemas`.
-// `export *`, not names: esbuild puts every module named here in a bin's start chunk (cli's main.test.ts).
+// The light entry (zod, ajv: `@leap/core/schemas`); `export *`: named, each module joins a bin's start chunk.
 export * from './errors.js';
 export * from './cli.js';
 export * from './subcommand.js';
+export * from './find-executable.js';
 export * from './dispatch.js';
 export * from './state-dir.js';
 export * from './slice-paths.js';

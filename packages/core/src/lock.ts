@@ -1,8 +1,8 @@
 // An exclusive lock file whose holder's death is detected: a dead, zombie or reused pid does not hold it.
 import { linkSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { orElse, readFileIfExists } from './read-file.js';
+import { readFileIfExists } from './read-file.js';
+import { InternalError, orElse } from './errors.js';
 import { randomHex } from './atomic-write.js';
-import { InternalError } from './errors.js';
 import { isProcessAlive, processIdentity } from './process-identity.js';
 
 /** The `key=value` line format of pid, exit and lock files, after a first line. */

@@ -1,6 +1,7 @@
 // Who a pid is: start time and boot id, so a reused pid or a zombie is never taken for a live process.
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { orElse, readToEnd, type ReadBuffer } from './read-file.js';
+import { readToEnd, type ReadBuffer } from './read-file.js';
+import { orElse } from './errors.js';
 
 export type ProcessIdentity = { pid: number; starttime: string; bootId: string };
 

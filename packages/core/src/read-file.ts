@@ -1,15 +1,6 @@
 // Reading files, and JSON objects out of other programs' output (agent CLIs' answers) and files people write.
 import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
-import { FileFormatError } from './errors.js';
-
-/** `fn()`, or `fallback` when it throws: for reads that may fail (a missing file, a torn JSON line). */
-export function orElse<T, F>(fn: () => T, fallback: F): T | F {
-  try {
-    return fn();
-  } catch {
-    return fallback;
-  }
-}
+import { FileFormatError, orElse } from './errors.js';
 
 export function readFileIfExists(file: string): string | null {
   try {

@@ -1,6 +1,6 @@
 // The run context a command reads from its environment (CONTRACT section 3).
-import { orElse, readFileIfExists } from './read-file.js';
-import { UsageError, showValue } from './errors.js';
+import { readFileIfExists } from './read-file.js';
+import { orElse, showValue, UsageError } from './errors.js';
 import { parseDuration } from './duration.js';
 import { checkIssue, statePaths } from './state-dir.js';
 import type { EventContext } from './events/event-log.js';

@@ -1,8 +1,7 @@
 // Runners found by name (CONTRACT section 8): no command that runs balls names a runner package.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { UsageError, showValue } from './errors.js';
-import { orElse } from './read-file.js';
+import { orElse, showValue, UsageError } from './errors.js';
 import type { CliOption } from './cli.js';
 
 /** A remote round's phases in order: one list for the runner that reports them and the views that show them. */

@@ -2,7 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, resolve } from 'node:path';
-import { orElse } from './read-file.js';
+import { orElse } from './errors.js';
 
 export const LEAP_DIR = '.leap';
 export const ROUND_RECORD = /^round-([1-9][0-9]*)\.json$/;

@@ -2,8 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
-import { UsageError, showValue } from './errors.js';
-import { orElse } from './read-file.js';
+import { orElse, showValue, UsageError } from './errors.js';
 
 /** The repository root: the nearest folder at or above `cwd` holding `.git` (a folder or a worktree's file). */
 export function findRepoRoot(cwd: string = process.cwd()): string | null {

@@ -4,8 +4,8 @@ import { closeSync, fstatSync, openSync, readSync, writeFileSync } from 'node:fs
 import { dirname } from 'node:path';
 import type { EventKind, EventOf, LeapEvent } from './event-schema.js';
 import * as byKind from './event-validators.generated.js';
-import { FileFormatError, UsageError, showValue } from '../errors.js';
-import { isJsonObject, orElse, readFileIfExists } from '../read-file.js';
+import { FileFormatError, orElse, showValue, UsageError } from '../errors.js';
+import { isJsonObject, readFileIfExists } from '../read-file.js';
 import { readRunContext } from '../run-context.js';
 import { ensureStateDir, resolveStateDir, statePaths } from '../state-dir.js';
 

@@ -1,7 +1,7 @@
 // The one reader of `usage` events (CONTRACT section 10), for every --max-cost and cost table; estimated costs.
 import { readFileSync } from 'node:fs';
 import type { AgentUsage } from '../plugins.js';
-import { orElse } from '../read-file.js';
+import { orElse } from '../errors.js';
 
 /** One `usage` event, its figures checked: a figure that is not a non-negative number is null (not reported). */
 export type UsageEntry = NonNullable<ReturnType<typeof usageOf>>;
