@@ -90,7 +90,7 @@ async function workerState(options: WorkerOptions) {
 }
 
 type Heart = ReturnType<typeof startHeartbeat>;
-type CheckedWorker = InstanceType<ReturnType<typeof checkedWorker>>;
+type CheckedWorker = import('bullmq').Worker<Sealed, Sealed> & { stopLockRenewal(): Promise<void> };
 
 /** BullMQ's Worker, but a job whose data is not JSON is given to the processor as a marker, refused there. */
 function checkedWorker(Worker: typeof import('bullmq').Worker) {
