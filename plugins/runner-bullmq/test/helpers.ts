@@ -404,7 +404,7 @@ export function runQueued(
     reviewers?: string[];
     alternates?: string[];
   } = {},
-) {
+): { summary: ReturnType<typeof runSlice>; lines: string[] } {
   const lines: string[] = [];
   const summary = runSlice({
     file,
@@ -430,7 +430,15 @@ export function runQueued(
 }
 
 /** The same slice run by the local runner in another clone of `remote`: the clone and the summary. */
-export async function runLocal(remote: string, file: string, agents: string, jobs: number) {
+export async function runLocal(
+  remote: string,
+  file: string,
+  agents: string,
+  jobs: number,
+): Promise<{
+  repo: string;
+  summary: Awaited<ReturnType<typeof runSlice>>;
+}> {
   const repo = cloneOf(remote);
   const summary = await runSlice({
     file,
