@@ -120,6 +120,31 @@ hygiene(
   },
 );
 
+hygiene("the runner's coverage is its own: a child of a test gets no NODE_V8_COVERAGE, alone or in --jobs", () => {
+  const dir = makeTempDir('leap-hygiene-cov-');
+  const seen = join(dir, 'seen.jsonl');
+  const probe = `require('node:fs').appendFileSync(${JSON.stringify(seen)}, JSON.stringify([process.env.NODE_V8_COVERAGE ?? null, process.env.LEAP_TEST_COVERAGE ?? null]) + '\\n')`;
+  const file = `import { test } from 'uvu';\nimport { spawnSync } from 'node:child_process';\ntest('a child', () => { spawnSync(process.execPath, ['-e', ${JSON.stringify(probe)}]); });\ntest.run();\n`;
+  writeFileSync(join(dir, 'a.test.ts'), file);
+  writeFileSync(join(dir, 'b.test.ts'), file);
+  const coverage = makeTempDir('leap-hygiene-c8-');
+  for (const jobs of [[], ['--jobs', '2']]) {
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'tools/uvu.mjs'), ...jobs, dir, '\\.test\\.ts$'],
+      {
+        cwd: join(repoRoot, 'packages/test-utils'),
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, NODE_PATH: join(repoRoot, 'node_modules'), NODE_V8_COVERAGE: coverage },
+      },
+    );
+    assert.is(r.status, 0, `${r.stdout}${r.stderr}`);
+  }
+  const lines = readFileSync(seen, 'utf8').trim().split('\n');
+  assert.equal(lines, Array(4).fill(JSON.stringify([null, coverage])));
+});
+
 hygiene(
   "CI runs the README's test command and nothing else; the command answers --help and refuses what it does not know",
   () => {
